@@ -1,0 +1,208 @@
+"""Guards against drift. Each takes a repository (or built site) and returns its problems.
+
+tests/test_guards.py asserts that the course has none, and shows each guard failing on a
+broken copy.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections import defaultdict
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pytest_examples import find_examples
+
+from pages import OTHER_LANGUAGES, PYTHON, languages, mkdocs_config, pages, python_blocks
+
+ADMONITION = re.compile(r"^[ \t]*(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?P<title>[ \t]+\".*\")?[ \t]*$")
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
+
+
+def fence_languages(root: Path) -> list[str]:
+    known = sorted(PYTHON | OTHER_LANGUAGES)
+    return [
+        f"{fence}: unknown fence language {fence.language!r} (info string {fence.info!r});"
+        f" the course knows {', '.join(known)}"
+        for page in pages(root)
+        for fence in page.fences
+        if fence.language not in PYTHON | OTHER_LANGUAGES
+    ]
+
+
+def collector_sees_every_python_block(root: Path) -> list[str]:
+    """pytest-examples must collect exactly the Python fences of each expanded page."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for page in pages(root):
+            expanded = Path(tmp) / page.relative.replace("/", "__")
+            expanded.write_text(page.expanded, "utf-8")
+            collected = [example.source.rstrip("\n") + "\n" for example in find_examples(expanded)]
+            for fence in page.fences:
+                if fence.language not in PYTHON:
+                    continue
+                if fence.expanded in collected:
+                    collected.remove(fence.expanded)
+                else:
+                    problems.append(
+                        f"{fence}: pytest-examples does not see this Python block"
+                        f" (info string {fence.info!r}); open it with ```python"
+                    )
+            problems += [
+                f"docs/{page.relative}: pytest-examples collects a block that is not Python:"
+                f" {source[:60]!r}"
+                for source in collected
+            ]
+    return problems
+
+
+def python_block_rules(root: Path) -> list[str]:
+    return [problem for page in pages(root) for problem in python_blocks(page)[1]]
+
+
+def every_page_in_every_language(root: Path) -> list[str]:
+    wanted = set(languages(root))
+    found = defaultdict(set)
+    for page in pages(root):
+        found[page.name].add(page.language)
+    return [
+        f"docs/{name}: missing in {', '.join(sorted(wanted - have))}"
+        for name, have in sorted(found.items())
+        if have != wanted
+    ]
+
+
+def languages_match(root: Path) -> list[str]:
+    """The language versions of a page have the same sections, snippets and figures."""
+    by_name = defaultdict(list)
+    for page in pages(root):
+        by_name[page.name].append(page)
+    problems = []
+    for name, versions in sorted(by_name.items()):
+        first, *others = versions
+        for other in others:
+            for what, shape in (
+                ("snippet includes", lambda page: page.includes),
+                ("headings", lambda page: page.headings),
+                ("figures", lambda page: IMAGE.findall(page.source)),
+            ):
+                if shape(first) != shape(other):
+                    problems.append(
+                        f"docs/{name}: {first.language} and {other.language} differ in {what}:"
+                        f" {shape(first)} vs {shape(other)}"
+                    )
+    return problems
+
+
+def snippets_are_used(root: Path) -> list[str]:
+    used = {include for page in pages(root) for include in page.includes}
+    snippets = root / "snippets"
+    return [
+        f"snippets/{path}: no page includes it"
+        for path in sorted(
+            file.relative_to(snippets).as_posix()
+            for file in snippets.rglob("*")
+            if file.is_file() and "__pycache__" not in file.parts
+        )
+        if path not in used
+    ]
+
+
+def nav_is_translated(root: Path) -> list[str]:
+    config = mkdocs_config(root)
+    titles = []
+
+    def walk(items):
+        for item in items:
+            if isinstance(item, dict):
+                for title, value in item.items():
+                    titles.append(title)
+                    if isinstance(value, list):
+                        walk(value)
+
+    walk(config.nav or [])
+    problems = []
+    for language in config.plugins["i18n"].config.languages:
+        if language.default:
+            continue
+        translations = language.nav_translations or {}
+        problems += [
+            f"mkdocs.yml: nav title {title!r} has no {language.locale} nav_translations entry"
+            for title in titles
+            if title not in translations
+        ]
+    return problems
+
+
+def admonitions_have_titles(root: Path) -> list[str]:
+    """Without a title, an admonition shows its English type name on every language's page."""
+    return [
+        f"docs/{page.relative}:{number}: admonition without a title: {line.strip()!r}"
+        for page in pages(root)
+        for number, line in enumerate(page.source.splitlines(), 1)
+        if (match := ADMONITION.match(line)) and not match["title"]
+    ]
+
+
+REPOSITORY_CHECKS = (
+    fence_languages,
+    collector_sees_every_python_block,
+    python_block_rules,
+    every_page_in_every_language,
+    languages_match,
+    snippets_are_used,
+    nav_is_translated,
+    admonitions_have_titles,
+)
+
+
+class _Html(HTMLParser):
+    """Text outside <pre>/<code>, and every URL the page loads (not the links it shows)."""
+
+    LOADS = {("script", "src"), ("img", "src"), ("link", "href"), ("iframe", "src"),
+             ("source", "src"), ("video", "src"), ("audio", "src"), ("object", "data")}
+
+    def __init__(self):
+        super().__init__()
+        self.text, self.loads, self.depth = [], [], 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("pre", "code"):
+            self.depth += 1
+        attrs = dict(attrs)
+        for name in ("src", "href", "data", "srcset"):
+            if (tag, name) in self.LOADS and attrs.get(name):
+                if tag == "link" and attrs.get("rel") in ("canonical", "alternate"):
+                    continue
+                self.loads.append(attrs[name])
+        if attrs.get("style"):
+            self.loads += re.findall(r"url\(['\"]?([^'\")]+)", attrs["style"])
+
+    def handle_endtag(self, tag):
+        if tag in ("pre", "code") and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if not self.depth:
+            self.text.append(data)
+
+
+def built_html(site: Path) -> list[str]:
+    """Leftover snippet markers, stray fences and off-site loads in the built HTML pages."""
+    problems = []
+    for html_file in sorted(site.rglob("*.html")):
+        where = html_file.relative_to(site).as_posix()
+        html = html_file.read_text("utf-8")
+        parser = _Html()
+        parser.feed(html)
+        text = "".join(parser.text)
+        if "--8<--" in html:
+            problems.append(f"{where}: leftover snippet marker --8<--")
+        if re.search(r"```|~~~", text):
+            problems.append(f"{where}: a stray code fence is shown as text")
+        for url in parser.loads:
+            if urlparse(url).netloc or url.startswith("//"):
+                problems.append(f"{where}: loads {url} from another host")
+    return problems

@@ -1,0 +1,118 @@
+"""The drift guards pass on the course, and each one fails on a broken copy of it."""
+
+import shutil
+
+import pytest
+
+from conftest import mkdocs_build
+from guards import (
+    REPOSITORY_CHECKS,
+    admonitions_have_titles,
+    built_html,
+    collector_sees_every_python_block,
+    every_page_in_every_language,
+    fence_languages,
+    languages_match,
+    nav_is_translated,
+    python_block_rules,
+    snippets_are_used,
+)
+from pages import ROOT
+
+LESSON_ZH = "docs/lessons/kv-cache.zh.md"
+LESSON_EN = "docs/lessons/kv-cache.en.md"
+CALCULATOR = '```python title="kv_cache_size.py"\n--8<-- "kv-cache/kv_cache_size.py"\n```'
+CALCULATOR_OUTPUT = '\n\n```text title="输出"\n--8<-- "kv-cache/kv_cache_size.out"\n```'
+
+
+@pytest.mark.parametrize("check", REPOSITORY_CHECKS, ids=lambda check: check.__name__)
+def test_course_passes(check):
+    assert check(ROOT) == []
+
+
+def edit(path, old, new):
+    text = path.read_text("utf-8")
+    assert old in text, f"{path} no longer holds {old!r}: update this test"
+    path.write_text(text.replace(old, new, 1), "utf-8")
+
+
+BREAKAGES = {
+    "typo in a fence language": (
+        fence_languages, LESSON_ZH, '```text title="输出"', '```txet title="输出"',
+        "unknown fence language 'txet'"),
+    "python block behind a tilde fence": (
+        collector_sees_every_python_block, LESSON_ZH, CALCULATOR,
+        CALCULATOR.replace("```", "~~~"), "pytest-examples does not see this Python block"),
+    "output block removed": (
+        python_block_rules, LESSON_ZH, CALCULATOR + CALCULATOR_OUTPUT, CALCULATOR,
+        "right after this block the page must show its output"),
+    "code written inline": (
+        python_block_rules, LESSON_ZH, '--8<-- "kv-cache/kv_cache_size.py"', 'print("hi")',
+        "must be one include of a .py file"),
+    "unknown run marker": (
+        python_block_rules, LESSON_ZH, 'data-run="gpu"', 'data-run="cpu"',
+        'unknown data-run="cpu"'),
+    "snippet include differs": (
+        languages_match, LESSON_EN, '--8<-- "kv-cache/quiz_per_token.out"',
+        '--8<-- "kv-cache/fit_on_4090.out"', "differ in snippet includes"),
+    "section missing in one language": (
+        languages_match, LESSON_EN, "\n## 7 ·", "\n7 ·", "differ in headings"),
+    "figure in one language only": (
+        languages_match, LESSON_EN, "\n## 8 ·", "\n![VRAM](vram.png)\n\n## 8 ·",
+        "differ in figures"),
+    "nav title untranslated": (
+        nav_is_translated, "mkdocs.yml", "            KV 缓存: KV cache\n", "",
+        "nav title 'KV 缓存' has no en nav_translations entry"),
+    "admonition without title": (
+        admonitions_have_titles, LESSON_ZH, '!!! info "本页的数字从哪里来"', "!!! info",
+        "admonition without a title"),
+}
+
+
+@pytest.mark.parametrize("breakage", BREAKAGES.values(), ids=BREAKAGES.keys())
+def test_guard_fails_on_broken_copy(breakage, repo_copy):
+    check, file, old, new, expected = breakage
+    assert check(repo_copy) == []
+    edit(repo_copy / file, old, new)
+    problems = check(repo_copy)
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_page_in_one_language_fails(repo_copy):
+    (repo_copy / LESSON_EN).unlink()
+    assert every_page_in_every_language(repo_copy) == ["docs/lessons/kv-cache: missing in en"]
+
+
+def test_unused_snippet_fails(repo_copy):
+    (repo_copy / "snippets/kv-cache/orphan.py").write_text("print(1)\n")
+    assert snippets_are_used(repo_copy) == ["snippets/kv-cache/orphan.py: no page includes it"]
+
+
+def test_built_html_guard_fails_on_broken_html(site, tmp_path):
+    broken = tmp_path / "site"
+    shutil.copytree(site, broken)
+    page = broken / "lessons/kv-cache/index.html"
+    edit(page, "</article>", '<p>--8<-- "x.py"</p><p>```python\nprint(1)</p></article>')
+    edit(page, "</head>", '<script src="https://cdn.example.com/x.js"></script></head>')
+    assert built_html(broken) == [
+        'lessons/kv-cache/index.html: leftover snippet marker --8<--',
+        'lessons/kv-cache/index.html: a stray code fence is shown as text',
+        'lessons/kv-cache/index.html: loads https://cdn.example.com/x.js from another host',
+    ]
+
+
+def test_missing_snippet_fails_the_build(repo_copy, tmp_path):
+    (repo_copy / "snippets/kv-cache/quiz_per_token.out").unlink()
+    result = mkdocs_build(repo_copy, tmp_path / "site")
+    assert result.returncode != 0
+    assert "quiz_per_token.out" in result.stderr and "could not be found" in result.stderr
+
+
+def test_fence_that_markdown_cannot_parse_shows_up_as_stray(repo_copy, tmp_path):
+    # Pitfall of this stack: superfences rejects an unknown option, prints the fence as text,
+    # and --strict stays green. Only the built HTML shows it.
+    edit(repo_copy / LESSON_ZH, CALCULATOR, CALCULATOR.replace('"kv_cache_size.py"', '"x" test="skip"'))
+    result = mkdocs_build(repo_copy, tmp_path / "site")
+    assert result.returncode == 0, result.stderr
+    assert "lessons/kv-cache/index.html: a stray code fence is shown as text" in built_html(
+        tmp_path / "site")
