@@ -15,9 +15,18 @@ from urllib.parse import urlparse
 
 from pytest_examples import find_examples
 
-from pages import OTHER_LANGUAGES, PYTHON, languages, mkdocs_config, pages, python_blocks
+from pages import (
+    OTHER_LANGUAGES,
+    PYTHON,
+    fence_lines,
+    languages,
+    mkdocs_config,
+    pages,
+    python_blocks,
+)
 
 ADMONITION = re.compile(r"^[ \t]*(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?P<title>[ \t]+\".*\")?[ \t]*$")
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
 
 
@@ -146,6 +155,17 @@ def admonitions_have_titles(root: Path) -> list[str]:
     ]
 
 
+def english_pages_have_no_chinese(root: Path) -> list[str]:
+    """Catches a page copied but not translated (code blocks may quote anything)."""
+    return [
+        f"docs/{page.relative}:{number}: Chinese text on an English page: {line.strip()[:60]!r}"
+        for page in pages(root)
+        if page.language == "en"
+        for number, line in enumerate(page.source.splitlines(), 1)
+        if number not in fence_lines(page.source) and CJK.search(line)
+    ]
+
+
 REPOSITORY_CHECKS = (
     fence_languages,
     collector_sees_every_python_block,
@@ -155,6 +175,7 @@ REPOSITORY_CHECKS = (
     snippets_are_used,
     nav_is_translated,
     admonitions_have_titles,
+    english_pages_have_no_chinese,
 )
 
 

@@ -4,12 +4,13 @@ import shutil
 
 import pytest
 
-from conftest import mkdocs_build
+from conftest import edit_file, mkdocs_build
 from guards import (
     REPOSITORY_CHECKS,
     admonitions_have_titles,
     built_html,
     collector_sees_every_python_block,
+    english_pages_have_no_chinese,
     every_page_in_every_language,
     fence_languages,
     languages_match,
@@ -28,12 +29,6 @@ CALCULATOR_OUTPUT = '\n\n```text title="输出"\n--8<-- "kv-cache/kv_cache_size.
 @pytest.mark.parametrize("check", REPOSITORY_CHECKS, ids=lambda check: check.__name__)
 def test_course_passes(check):
     assert check(ROOT) == []
-
-
-def edit(path, old, new):
-    text = path.read_text("utf-8")
-    assert old in text, f"{path} no longer holds {old!r}: update this test"
-    path.write_text(text.replace(old, new, 1), "utf-8")
 
 
 BREAKAGES = {
@@ -63,6 +58,9 @@ BREAKAGES = {
     "nav title untranslated": (
         nav_is_translated, "mkdocs.yml", "            KV 缓存: KV cache\n", "",
         "nav title 'KV 缓存' has no en nav_translations entry"),
+    "chinese left on the english page": (
+        english_pages_have_no_chinese, LESSON_EN, "\n## 9 ·", "\n显存\n\n## 9 ·",
+        "Chinese text on an English page"),
     "admonition without title": (
         admonitions_have_titles, LESSON_ZH, '!!! info "本页的数字从哪里来"', "!!! info",
         "admonition without a title"),
@@ -73,7 +71,7 @@ BREAKAGES = {
 def test_guard_fails_on_broken_copy(breakage, repo_copy):
     check, file, old, new, expected = breakage
     assert check(repo_copy) == []
-    edit(repo_copy / file, old, new)
+    edit_file(repo_copy / file, old, new)
     problems = check(repo_copy)
     assert any(expected in problem for problem in problems), problems
 
@@ -92,8 +90,8 @@ def test_built_html_guard_fails_on_broken_html(site, tmp_path):
     broken = tmp_path / "site"
     shutil.copytree(site, broken)
     page = broken / "lessons/kv-cache/index.html"
-    edit(page, "</article>", '<p>--8<-- "x.py"</p><p>```python\nprint(1)</p></article>')
-    edit(page, "</head>", '<script src="https://cdn.example.com/x.js"></script></head>')
+    edit_file(page, "</article>", '<p>--8<-- "x.py"</p><p>```python\nprint(1)</p></article>')
+    edit_file(page, "</head>", '<script src="https://cdn.example.com/x.js"></script></head>')
     assert built_html(broken) == [
         'lessons/kv-cache/index.html: leftover snippet marker --8<--',
         'lessons/kv-cache/index.html: a stray code fence is shown as text',
@@ -111,7 +109,7 @@ def test_missing_snippet_fails_the_build(repo_copy, tmp_path):
 def test_fence_that_markdown_cannot_parse_shows_up_as_stray(repo_copy, tmp_path):
     # Pitfall of this stack: superfences rejects an unknown option, prints the fence as text,
     # and --strict stays green. Only the built HTML shows it.
-    edit(repo_copy / LESSON_ZH, CALCULATOR, CALCULATOR.replace('"kv_cache_size.py"', '"x" test="skip"'))
+    edit_file(repo_copy / LESSON_ZH, CALCULATOR, CALCULATOR.replace('"kv_cache_size.py"', '"x" test="skip"'))
     result = mkdocs_build(repo_copy, tmp_path / "site")
     assert result.returncode == 0, result.stderr
     assert "lessons/kv-cache/index.html: a stray code fence is shown as text" in built_html(

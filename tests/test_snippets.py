@@ -21,8 +21,8 @@ def test_block_prints_what_the_page_shows(block, tmp_path, request):
     code = snippet_file(ROOT, block.code.include)
     # As a reader would: the lesson's files saved in one folder, the shown code run as a script,
     # with nothing but the standard library (-S: no site-packages, -E -s: no environment).
-    for sibling in code.parent.glob("*.py"):
-        shutil.copy2(sibling, tmp_path / sibling.name)
+    shutil.copytree(code.parent, tmp_path, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / code.name).write_text(block.code.expanded, "utf-8")
     run = subprocess.run(
         [sys.executable, "-E", "-s", "-S", code.name],

@@ -1,0 +1,128 @@
+"""Measure the site: full strict build, rebuild under `mkdocs serve`, and what each page transfers.
+
+Run: .venv/bin/python tests/benchmark.py [--runs N]
+A report, not a test: timings on a shared 2-core machine are noisy, so it prints medians.
+Targets: full build <= 5 s, rebuild <= 2 s, lesson page <= 1 MB transferred.
+"""
+
+import argparse
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from browser import chromium, serve
+from conftest import mkdocs_build
+from pages import ROOT
+
+
+def full_build_seconds(runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as site:
+            start = time.perf_counter()
+            result = mkdocs_build(ROOT, Path(site))
+            times.append(time.perf_counter() - start)
+            if result.returncode:
+                sys.exit(f"mkdocs build failed:\n{result.stderr}")
+    return times
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode("utf-8")
+    except OSError:
+        return ""
+
+
+def rebuild_seconds(runs: int) -> list[float]:
+    """Time from saving an edited page to `mkdocs serve` serving the new text."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp)
+        for name in ("docs", "snippets", "hooks"):
+            shutil.copytree(ROOT / name, repo / name)
+        shutil.copy2(ROOT / "mkdocs.yml", repo / "mkdocs.yml")
+        (repo / "node_modules").symlink_to(ROOT / "node_modules")
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/lessons/kv-cache/"
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+            cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while "KV" not in fetch(url):
+                if time.monotonic() > deadline:
+                    sys.exit("mkdocs serve did not start within 60 s")
+                time.sleep(0.2)
+            page = repo / "docs/lessons/kv-cache.zh.md"
+            times = []
+            for run in range(runs):
+                marker = f"benchmark-edit-{run}"
+                start = time.perf_counter()
+                page.write_text(page.read_text("utf-8") + f"\n{marker}\n", "utf-8")
+                while marker not in fetch(url):
+                    if time.perf_counter() - start > 60:
+                        sys.exit("the edited page was not served within 60 s")
+                    time.sleep(0.05)
+                times.append(time.perf_counter() - start)
+            return times
+        finally:
+            server.terminate()
+            server.wait()
+
+
+def page_transfers(site: Path) -> dict[str, tuple[int, int]]:
+    """Bytes received (bodies and headers) and requests, per page, loaded in Chromium."""
+    results = {}
+    with serve(site) as base, chromium() as browser:
+        for html in sorted(site.rglob("index.html")):
+            path = "/" + html.parent.relative_to(site).as_posix().removeprefix(".") + "/"
+            path = path.replace("//", "/")
+            context = browser.new_context()
+            page = context.new_page()
+            requests = []
+            page.on("requestfinished", lambda request: requests.append(request))
+            page.goto(base + path, wait_until="networkidle")
+            total = 0
+            for request in requests:
+                sizes = request.sizes()
+                total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+            results[path] = (total, len(requests))
+            context.close()
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per timing (default 5)")
+    runs = parser.parse_args().runs
+
+    builds = full_build_seconds(runs)
+    print(f"full build --strict: median {statistics.median(builds):.2f} s"
+          f" over {runs} runs (min {min(builds):.2f}, max {max(builds):.2f}); target <= 5 s")
+    rebuilds = rebuild_seconds(runs)
+    print(f"rebuild after editing one page under mkdocs serve: median"
+          f" {statistics.median(rebuilds):.2f} s over {runs} edits; target <= 2 s")
+    with tempfile.TemporaryDirectory() as site:
+        mkdocs_build(ROOT, Path(site))
+        print("page transfers in Chromium (uncompressed, as served by a plain HTTP server):")
+        for path, (size, count) in page_transfers(Path(site)).items():
+            print(f"  {path:<28} {size / 1000:7.1f} kB in {count:2d} requests")
+    print("target: lesson page <= 1000 kB")
+
+
+if __name__ == "__main__":
+    main()
