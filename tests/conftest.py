@@ -1,17 +1,14 @@
-import functools
-import http.server
 import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
+import browser
+from browser import CHROMIUM, serve
 from pages import ROOT, pages, python_blocks
-
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def pytest_configure(config):
@@ -67,33 +64,22 @@ def site(build):
 
 @pytest.fixture(scope="session")
 def site_url(site):
-    handler = functools.partial(QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    with serve(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
 def chromium():
     if not CHROMIUM.exists():
         pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium")
-    from playwright.sync_api import sync_playwright
+    with browser.chromium() as chromium:
+        yield chromium
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            # Without these, Chromium keeps calling home, which this offline machine refuses.
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
-        yield browser
-        browser.close()
+
+def edit_file(path: Path, old: str, new: str) -> None:
+    text = path.read_text("utf-8")
+    assert old in text, f"{path} no longer holds {old!r}: update this test"
+    path.write_text(text.replace(old, new, 1), "utf-8")
 
 
 @pytest.fixture
@@ -105,3 +91,14 @@ def repo_copy(tmp_path):
     shutil.copy2(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
     (copy / "node_modules").symlink_to(ROOT / "node_modules")
     return copy
+
+
+@pytest.fixture(scope="session")
+def vllm_src():
+    """The pinned vLLM release's source; a required test under CI=true, so no download fails it."""
+    import vllm_source
+
+    try:
+        return vllm_source.source_dir()
+    except (OSError, RuntimeError) as error:
+        pytest.skip(f"vLLM's source is not available: {error}")
