@@ -1,0 +1,1 @@
+export HF_ENDPOINT=https://hf-mirror.com
