@@ -38,13 +38,17 @@ def gib(n_bytes: int) -> float:
 
 if __name__ == "__main__":
     # Qwen2.5-7B-Instruct's config.json: 28 layers, 4 KV heads (GQA), head_dim 128.
-    qwen = ModelConfig("Qwen2.5-7B-Instruct", num_layers=28, num_kv_heads=4, head_dim=128)
+    qwen = ModelConfig(
+        "Qwen2.5-7B-Instruct", num_layers=28, num_kv_heads=4, head_dim=128
+    )
     per_token = kv_bytes_per_token(qwen)
     print(f"{qwen.name}: {per_token} bytes/token = {per_token / 1024:.0f} KiB/token")
     for seq_len in (2048, 8192, 32768):
-        print(f"  seq_len={seq_len:>6}: {gib(kv_bytes(qwen, seq_len)):.2f} GiB (1 sequence)")
+        size = gib(kv_bytes(qwen, seq_len))
+        print(f"  seq_len={seq_len:>6}: {size:.2f} GiB (1 sequence)")
 
-    # The same model if every one of its 28 attention heads kept its own K and V (MHA).
-    mha = ModelConfig("Qwen2.5-7B (hypothetical MHA)", num_layers=28, num_kv_heads=28, head_dim=128)
+    # The same model if each of its 28 attention heads kept its own K and V (MHA).
+    mha = ModelConfig("Qwen2.5-7B (MHA)", num_layers=28, num_kv_heads=28, head_dim=128)
     mha_per_token = kv_bytes_per_token(mha)
-    print(f"MHA would be {mha_per_token / per_token:.0f}x larger: {mha_per_token / 1024:.0f} KiB/token")
+    ratio = mha_per_token / per_token
+    print(f"MHA would be {ratio:.0f}x larger: {mha_per_token / 1024:.0f} KiB/token")

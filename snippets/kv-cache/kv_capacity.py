@@ -1,4 +1,4 @@
-"""vLLM's KV cache capacity, predicted by the calculator and checked against vLLM's start-up log.
+"""vLLM's KV cache capacity: predicted, and checked against vLLM's start-up log.
 
 Run: python kv_capacity.py [LOG]   (LOG defaults to the example vllm_startup.log)
 """
@@ -12,10 +12,15 @@ from kv_cache_size import GIB, ModelConfig, kv_bytes_per_token
 
 BLOCK_SIZE = 16  # tokens per KV cache block: vLLM 0.26.0's default
 
-# The lab's model: Qwen2.5-7B-Instruct-AWQ keeps the 28 layers, 4 KV heads and head_dim 128
-# of Qwen2.5-7B-Instruct; kv_cache_dtype="fp8" stores 1 byte per element.
-QWEN_FP8 = ModelConfig("Qwen2.5-7B-Instruct-AWQ, fp8 KV", num_layers=28, num_kv_heads=4,
-                       head_dim=128, dtype_bytes=1)
+# The lab's model: Qwen2.5-7B-Instruct-AWQ keeps the 28 layers, 4 KV heads and
+# head_dim 128 of Qwen2.5-7B-Instruct; kv_cache_dtype="fp8" stores 1 byte per element.
+QWEN_FP8 = ModelConfig(
+    "Qwen2.5-7B-Instruct-AWQ, fp8 KV",
+    num_layers=28,
+    num_kv_heads=4,
+    head_dim=128,
+    dtype_bytes=1,
+)
 
 
 @dataclass(frozen=True)
@@ -25,9 +30,13 @@ class Capacity:
     max_concurrency: float  # sequences of max_model_len tokens that fit at once
 
 
-def predict(cfg: ModelConfig, kv_memory_bytes: int, max_model_len: int,
-            block_size: int = BLOCK_SIZE) -> Capacity:
-    # One block holds block_size tokens in every layer; vLLM rounds down to whole blocks.
+def predict(
+    cfg: ModelConfig,
+    kv_memory_bytes: int,
+    max_model_len: int,
+    block_size: int = BLOCK_SIZE,
+) -> Capacity:
+    # A block holds block_size tokens in every layer; vLLM rounds down to whole blocks.
     num_blocks = kv_memory_bytes // (block_size * kv_bytes_per_token(cfg))
     blocks_per_sequence = -(-max_model_len // block_size)
     max_concurrency = num_blocks / blocks_per_sequence
@@ -51,8 +60,10 @@ def read_startup_log(text: str) -> StartupLog:
         return match
 
     tokens = find(r"GPU KV cache size: ([\d,]+) tokens", "GPU KV cache size: N tokens")
-    concurrency = find(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x",
-                       "Maximum concurrency for N tokens per request: X.XXx")
+    concurrency = find(
+        r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x",
+        "Maximum concurrency for N tokens per request: X.XXx",
+    )
     available = re.search(r"Available KV cache memory: ([\d.]+) GiB", text)
     block_size = re.search(r"Setting kv cache block size to (\d+)", text)
     return StartupLog(
@@ -65,29 +76,41 @@ def read_startup_log(text: str) -> StartupLog:
 
 
 def predict_from_log(cfg: ModelConfig, log: StartupLog) -> tuple[Capacity, Capacity]:
-    """The lowest and highest prediction that the rounded 'Available KV cache memory' allows."""
+    """The lowest and highest prediction that the rounded available memory allows."""
     if log.available_gib is None:
-        raise ValueError("vLLM's start-up log has no line like 'Available KV cache memory: X GiB'")
+        raise ValueError(
+            "vLLM's start-up log has no line like 'Available KV cache memory: X GiB'"
+        )
     low, high = ((log.available_gib + delta) * GIB for delta in (-0.005, 0.005))
-    return tuple(predict(cfg, int(memory), log.max_model_len, log.block_size)
-                 for memory in (low, high))
+    return tuple(
+        predict(cfg, int(memory), log.max_model_len, log.block_size)
+        for memory in (low, high)
+    )
 
 
 if __name__ == "__main__":
     log_file = Path(sys.argv[1] if len(sys.argv) > 1 else "vllm_startup.log")
     log = read_startup_log(log_file.read_text(encoding="utf-8"))
     low, high = predict_from_log(QWEN_FP8, log)
-    print(f"vLLM reports {log.tokens:,} tokens = {log.tokens // log.block_size:,} blocks"
-          f" of {log.block_size} tokens, {log.max_concurrency:.2f} sequences"
-          f" of {log.max_model_len:,} tokens")
-    per_token = kv_bytes_per_token(QWEN_FP8)
-    print(f"calculator: {per_token // 1024} KiB/token, {log.block_size * per_token // 1024} KiB"
-          f" per block, {-(-log.max_model_len // log.block_size)} blocks per sequence")
+    print(
+        f"vLLM reports {log.tokens:,} tokens = {log.tokens // log.block_size:,} blocks"
+        f" of {log.block_size} tokens, {log.max_concurrency:.2f} sequences"
+        f" of {log.max_model_len:,} tokens"
+    )
+    per_token = kv_bytes_per_token(QWEN_FP8) // 1024
+    per_block = log.block_size * per_token
+    per_sequence = -(-log.max_model_len // log.block_size)
+    print(
+        f"calculator: {per_token} KiB/token, {per_block} KiB per block,"
+        f" {per_sequence} blocks per sequence"
+    )
     print(f"  {log.available_gib} GiB holds {low.tokens:,} to {high.tokens:,} tokens")
     print("match" if low.tokens <= log.tokens <= high.tokens else "MISMATCH")
 
     memory = int(log.available_gib * GIB)
-    bf16 = ModelConfig("Qwen2.5-7B-Instruct, bf16 KV", num_layers=28, num_kv_heads=4, head_dim=128)
+    bf16 = ModelConfig(
+        "Qwen2.5-7B-Instruct, bf16 KV", num_layers=28, num_kv_heads=4, head_dim=128
+    )
     print(f"same {log.available_gib} GiB, other settings:")
     for label, cfg, max_model_len in (
         ("fp8 KV, max_model_len 8192 ", QWEN_FP8, 8192),
@@ -95,5 +118,7 @@ if __name__ == "__main__":
         ("fp8 KV, max_model_len 32768", QWEN_FP8, 32768),
     ):
         capacity = predict(cfg, memory, max_model_len)
-        print(f"  {label}: {capacity.num_blocks:>6,} blocks,"
-              f" {capacity.max_concurrency:6.2f} sequences")
+        print(
+            f"  {label}: {capacity.num_blocks:>6,} blocks,"
+            f" {capacity.max_concurrency:6.2f} sequences"
+        )

@@ -9,5 +9,7 @@ llm = LLM(
     enable_prefix_caching=True,  # reuse the KV of shared prompt prefixes
 )
 
-outputs = llm.generate(["Why is LLM decode memory-bound?"], SamplingParams(max_tokens=64))
+outputs = llm.generate(
+    ["Why is LLM decode memory-bound?"], SamplingParams(max_tokens=64)
+)
 print(outputs[0].outputs[0].text)
