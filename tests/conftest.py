@@ -32,10 +32,17 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_terminal_summary(terminalreporter):
+    from guards import stale_translations
+
     labs = [block for page in pages() for block in python_blocks(page)[0] if block.gpu]
     terminalreporter.section("GPU lab blocks: listed here, run by the GPU job")
     for block in labs:
         terminalreporter.write_line(f"{block}  {block.code.include}")
+    stale = stale_translations(ROOT)
+    if stale:
+        terminalreporter.section("translations that may be out of date (shown with a notice)")
+        for line in stale:
+            terminalreporter.write_line(line)
 
 
 def mkdocs_build(root: Path, site: Path) -> subprocess.CompletedProcess:

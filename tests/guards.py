@@ -7,23 +7,28 @@ broken copy.
 from __future__ import annotations
 
 import re
+import sys
 import tempfile
 from collections import defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urljoin, urlparse
 
 from pytest_examples import find_examples
 
 from pages import (
     OTHER_LANGUAGES,
     PYTHON,
+    ROOT,
     fence_lines,
     languages,
     mkdocs_config,
     pages,
     python_blocks,
 )
+
+sys.path.insert(0, str(ROOT / "hooks"))  # the translation rules that the site itself uses
+from translations import SOURCE_LANGUAGE, is_stale, recorded_hash  # noqa: E402
 
 ADMONITION = re.compile(r"^[ \t]*(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?P<title>[ \t]+\".*\")?[ \t]*$")
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
@@ -166,6 +171,16 @@ def english_pages_have_no_chinese(root: Path) -> list[str]:
     ]
 
 
+def stale_translations(root: Path) -> list[str]:
+    """Translated pages whose source page changed after they were translated. Listed, not
+    failed: the site shows these pages with a notice until someone translates the change."""
+    return [
+        f"docs/{page.relative}: its {SOURCE_LANGUAGE} source changed since it was translated"
+        for page in pages(root)
+        if page.language != SOURCE_LANGUAGE and is_stale(page.path, recorded_hash(page.source))
+    ]
+
+
 REPOSITORY_CHECKS = (
     fence_languages,
     collector_sees_every_python_block,
@@ -227,3 +242,60 @@ def built_html(site: Path) -> list[str]:
             if urlparse(url).netloc or url.startswith("//"):
                 problems.append(f"{where}: loads {url} from another host")
     return problems
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+
+
+def _parse_links(html_file: Path) -> _Links:
+    parser = _Links()
+    parser.feed(html_file.read_text("utf-8"))
+    return parser
+
+
+def site_links(site: Path) -> dict[str, list[str]]:
+    """Every <a href> of every built page, by page (relative to the site)."""
+    return {html.relative_to(site).as_posix(): _parse_links(html).links
+            for html in sorted(site.rglob("*.html"))}
+
+
+def broken_links(site: Path) -> list[str]:
+    """Internal links whose page or anchor does not exist in the built site."""
+    problems, parsed = [], {}
+    for page, links in site_links(site).items():
+        base = "http://site/" + page
+        for href in links:
+            url = urlparse(urljoin(base, href))
+            if url.netloc != "site" or url.scheme != "http":
+                continue
+            target = unquote(url.path).lstrip("/")
+            target_file = site / (target + "index.html" if target.endswith("/") or not target
+                                  else target)
+            if not target_file.is_file():
+                problems.append(f"{page}: link {href} leads to no page")
+                continue
+            if url.fragment and target_file.suffix == ".html":
+                ids = parsed.setdefault(target_file, _parse_links(target_file).ids)
+                if unquote(url.fragment) not in ids:
+                    problems.append(f"{page}: link {href} leads to no anchor")
+    return problems
+
+
+def external_links(site: Path) -> dict[str, list[str]]:
+    """External link -> the pages that show it."""
+    found = defaultdict(list)
+    for page, links in site_links(site).items():
+        for href in links:
+            if urlparse(href).scheme in ("http", "https"):
+                found[href].append(page)
+    return dict(sorted(found.items()))

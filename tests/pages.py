@@ -94,6 +94,13 @@ class Page:
         return self.path.relative_to(self.root / "docs").as_posix()
 
     @property
+    def html(self) -> str:
+        """Where the page lands in the built site (directory URLs, one folder per language)."""
+        prefix = "" if self.language == default_language(self.root) else f"{self.language}/"
+        folder = "" if self.name == "index" else f"{self.name.removesuffix('/index')}/"
+        return f"{prefix}{folder}index.html"
+
+    @property
     def source(self) -> str:
         return self.path.read_text("utf-8")
 
@@ -225,6 +232,11 @@ def snippet_file(root: Path, include: str) -> Path:
 def languages(root: Path) -> list[str]:
     i18n = mkdocs_config(root).plugins["i18n"].config
     return [language.locale for language in i18n.languages]
+
+
+def default_language(root: Path) -> str:
+    i18n = mkdocs_config(root).plugins["i18n"].config
+    return next(language.locale for language in i18n.languages if language.default)
 
 
 def pages(root: Path = ROOT) -> list[Page]:

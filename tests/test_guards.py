@@ -8,6 +8,7 @@ from conftest import edit_file, mkdocs_build
 from guards import (
     REPOSITORY_CHECKS,
     admonitions_have_titles,
+    broken_links,
     built_html,
     collector_sees_every_python_block,
     english_pages_have_no_chinese,
@@ -114,3 +115,16 @@ def test_fence_that_markdown_cannot_parse_shows_up_as_stray(repo_copy, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "lessons/kv-cache/index.html: a stray code fence is shown as text" in built_html(
         tmp_path / "site")
+
+
+def test_link_guard_fails_on_broken_links(site, tmp_path):
+    broken = tmp_path / "site"
+    shutil.copytree(site, broken)
+    page = broken / "en/lessons/kv-cache/index.html"
+    edit_file(page, "</article>",
+              '<a href="../../adr/0009-missing/">x</a><a href="../../adr/0004-pinned-vllm/#nowhere">y</a>'
+              '<a href="#9--self-check">ok</a></article>')
+    assert broken_links(broken) == [
+        "en/lessons/kv-cache/index.html: link ../../adr/0009-missing/ leads to no page",
+        "en/lessons/kv-cache/index.html: link ../../adr/0004-pinned-vllm/#nowhere leads to no anchor",
+    ]
