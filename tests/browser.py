@@ -2,11 +2,13 @@
 
 import functools
 import http.server
+import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-CHROMIUM = Path("/usr/bin/chromium")
+# Debian's Chromium; $CHROMIUM points elsewhere (GitHub's runners have Google Chrome).
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 # Without these, Chromium keeps calling home, which an offline machine refuses.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
