@@ -1,7 +1,7 @@
 """`mkdocs build --strict` passes with zero warnings and yields clean, self-contained HTML."""
 
 from guards import broken_links, built_html
-from pages import ROOT, pages
+from pages import ROOT, mkdocs_config, pages
 
 
 def test_strict_build_has_no_warnings(build):
@@ -24,3 +24,10 @@ def test_every_page_is_built_in_its_language(site):
 
 def test_internal_links_and_anchors_resolve(site):
     assert broken_links(site) == []
+
+
+def test_edit_link_opens_the_page_in_its_language(site):
+    edit_uri = mkdocs_config(ROOT).edit_uri
+    for page in pages(ROOT):
+        html = (site / page.html).read_text("utf-8")
+        assert f'href="{edit_uri}{page.relative}"' in html, page.html

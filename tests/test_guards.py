@@ -91,9 +91,12 @@ def test_built_html_guard_fails_on_broken_html(site, tmp_path):
     broken = tmp_path / "site"
     shutil.copytree(site, broken)
     page = broken / "lessons/kv-cache/index.html"
-    edit_file(page, "</article>", '<p>--8<-- "x.py"</p><p>```python\nprint(1)</p></article>')
+    edit_file(page, "</article>", '<p>--8<-- "x.py"</p>\n<p>```python\nprint(1)</p></article>')
     edit_file(page, "</head>", '<script src="https://cdn.example.com/x.js"></script></head>')
+    other = broken / "en/lessons/kv-cache/index.html"
+    edit_file(other, "</article>", '<pre><code>--8&lt;-- "kv-cache/x.py"</code></pre></article>')
     assert built_html(broken) == [
+        'en/lessons/kv-cache/index.html: leftover snippet marker --8<--',
         'lessons/kv-cache/index.html: leftover snippet marker --8<--',
         'lessons/kv-cache/index.html: a stray code fence is shown as text',
         'lessons/kv-cache/index.html: loads https://cdn.example.com/x.js from another host',
