@@ -16,7 +16,8 @@ DATA = Path(__file__).with_name("glossary.yml")
 MARKER = "<!-- glossary terms -->"
 LANGUAGES = ("zh", "en")
 ABBR = re.compile(r'<abbr title="[^"]*">([^<]+)</abbr>')
-LINK = re.compile(r"(<a\b.*?</a>)", re.S)
+# Links and headings keep their text as it is: no link inside a link, no tooltip in a title.
+KEEP = re.compile(r"(<a\b.*?</a>|<h[1-6]\b.*?</h[1-6]>)", re.S)
 
 
 def load_terms(path: Path = DATA) -> list[dict]:
@@ -45,8 +46,13 @@ def is_glossary(page) -> bool:
 
 def entries(language: str) -> str:
     other = "en" if language == "zh" else "zh"
+
+    def title(term):
+        same = term[language] == term[other]
+        return term[language] if same else f"{term[language]} · {term[other]}"
+
     return "\n\n".join(
-        f"### {term[language]} · {term[other]} {{#{term['id']}}}\n\n{term['definition'][language]}"
+        f"### {title(term)} {{#{term['id']}}}\n\n{term['definition'][language]}"
         for term in TERMS
     )
 
@@ -76,7 +82,9 @@ def on_page_content(html, page, config, files):
             return match[0]
         return f'<a class="glossary-term" href="{glossary}#{anchor}">{match[0]}</a>'
 
-    # Terms inside an existing link keep that link.
-    parts = LINK.split(html)
-    return "".join(part if index % 2 else ABBR.sub(link, part)
-                   for index, part in enumerate(parts))
+    parts = KEEP.split(html)
+    return "".join(
+        (part if part.startswith("<a") else ABBR.sub(r"\1", part)) if index % 2
+        else ABBR.sub(link, part)
+        for index, part in enumerate(parts)
+    )

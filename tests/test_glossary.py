@@ -46,3 +46,9 @@ def test_bad_glossary_data_names_what_is_wrong(tmp_path):
         "    en: The first phase of inference", "    fr: La première phase", 1), "utf-8")
     with pytest.raises(PluginError, match=r"term 6 \(prefill\): missing definition.en"):
         load_terms(data)
+
+
+def test_titles_carry_no_tooltip(site):
+    html = (site / "en/lessons/kv-cache/index.html").read_text("utf-8")
+    headings = re.findall(r"<h[1-6]\b.*?</h[1-6]>", html, re.S)
+    assert headings and not [h for h in headings if "<abbr" in h or "glossary-term" in h]
