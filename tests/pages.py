@@ -23,7 +23,7 @@ HEADING = re.compile(r"^(#{1,6})[ \t]+\S")
 
 PYTHON = {"python", "py", "python3", "py3"}
 # Every other fence language the course uses; any other word (a typo) is a problem.
-OTHER_LANGUAGES = {"text", "bash", "console", "json", "gpu-lab"}
+OTHER_LANGUAGES = {"text", "bash", "console", "json", "gpu-lab", "kv-explorer"}
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from hf_config import bytes_per_token
 from kv_cache_size import GIB, ModelConfig, kv_bytes_per_token
 
 BLOCK_SIZE = 16  # tokens per KV cache block: vLLM 0.26.0's default
@@ -37,7 +38,7 @@ def predict(
     block_size: int = BLOCK_SIZE,
 ) -> Capacity:
     # A block holds block_size tokens in every layer; vLLM rounds down to whole blocks.
-    num_blocks = kv_memory_bytes // (block_size * kv_bytes_per_token(cfg))
+    num_blocks = kv_memory_bytes // (block_size * bytes_per_token(cfg))
     blocks_per_sequence = -(-max_model_len // block_size)
     max_concurrency = num_blocks / blocks_per_sequence
     return Capacity(num_blocks, int(max_concurrency * max_model_len), max_concurrency)
