@@ -16,8 +16,10 @@ DATA = Path(__file__).with_name("glossary.yml")
 MARKER = "<!-- glossary terms -->"
 LANGUAGES = ("zh", "en")
 ABBR = re.compile(r'<abbr title="[^"]*">([^<]+)</abbr>')
-# Links and headings keep their text as it is: no link inside a link, no tooltip in a title.
-KEEP = re.compile(r"(<a\b.*?</a>|<h[1-6]\b.*?</h[1-6]>)", re.S)
+# Links, headings and the titles of admonitions and details keep their text as it is: no link
+# inside a link, and no tooltip in a title (clicking a question must open its answer).
+KEEP = re.compile(r'(<a\b.*?</a>|<h[1-6]\b.*?</h[1-6]>|<summary\b.*?</summary>'
+                  r'|<p class="admonition-title">.*?</p>)', re.S)
 
 
 def load_terms(path: Path = DATA) -> list[dict]:

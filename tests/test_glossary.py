@@ -48,7 +48,9 @@ def test_bad_glossary_data_names_what_is_wrong(tmp_path):
         load_terms(data)
 
 
-def test_titles_carry_no_tooltip(site):
-    html = (site / "en/lessons/kv-cache/index.html").read_text("utf-8")
-    headings = re.findall(r"<h[1-6]\b.*?</h[1-6]>", html, re.S)
-    assert headings and not [h for h in headings if "<abbr" in h or "glossary-term" in h]
+@pytest.mark.parametrize("page", ["en/lessons/kv-cache/index.html", "interview/index.html"])
+def test_titles_carry_no_tooltip(site, page):
+    html = (site / page).read_text("utf-8")
+    titles = re.findall(r'<h[1-6]\b.*?</h[1-6]>|<summary\b.*?</summary>'
+                        r'|<p class="admonition-title">.*?</p>', html, re.S)
+    assert titles and not [t for t in titles if "<abbr" in t or "glossary-term" in t]

@@ -131,3 +131,9 @@ def test_link_guard_fails_on_broken_links(site, tmp_path):
         "en/lessons/kv-cache/index.html: link ../../adr/0009-missing/ leads to no page",
         "en/lessons/kv-cache/index.html: link ../../adr/0004-pinned-vllm/#nowhere leads to no anchor",
     ]
+
+
+def test_a_warning_fails_the_strict_build(repo_copy, tmp_path):
+    edit_file(repo_copy / LESSON_EN, "\n## 8 ·", "\nSee [the next lesson](missing-lesson.md).\n\n## 8 ·")
+    result = mkdocs_build(repo_copy, tmp_path / "site")
+    assert result.returncode != 0 and "WARNING" in result.stderr and "missing-lesson.md" in result.stderr

@@ -77,3 +77,20 @@ def test_every_preset_has_its_source_and_loads():
         assert model["source"].startswith("https://huggingface.co/")
         assert model["source"].endswith("/config.json")
     assert len(presets()) == len(data["models"]) >= 13
+
+
+def test_head_dim_null_falls_back_to_hidden_size():
+    assert from_hf_config({**QWEN, "head_dim": None}).head_dim == 128
+
+
+def test_lesson_model_is_the_qwen_preset():
+    """The lesson's hand-typed Qwen2.5-7B numbers are those of its config.json preset."""
+    from kv_capacity import QWEN_FP8
+
+    preset = presets()["Qwen2.5-7B-Instruct"]
+    assert preset == ModelConfig("Qwen2.5-7B-Instruct", 28, 4, 128, 2)
+    assert (QWEN_FP8.num_layers, QWEN_FP8.num_kv_heads, QWEN_FP8.head_dim) == (
+        preset.num_layers, preset.num_kv_heads, preset.head_dim)
+    for snippet in ("kv_cache_size.py", "long_context_batch.py", "fit_on_4090.py"):
+        text = (ROOT / "snippets/kv-cache" / snippet).read_text()
+        assert "num_layers=28, num_kv_heads=4, head_dim=128" in text, snippet

@@ -85,3 +85,26 @@ def test_rounded_memory_gives_a_range(startup_log):
         startup_log(int(13.86 * GIB), 519_040, 8192, 63.359375)))
     assert low.tokens < 519_040 < high.tokens
     assert high.num_blocks - low.num_blocks in (23, 24)  # 0.01 GiB / 448 KiB = 23.4 blocks
+
+
+@pytest.mark.parametrize(("max_model_len", "block_size"), [(8000, 16), (8192, 32), (1, 16)])
+def test_prediction_when_length_is_not_a_multiple_of_the_block(max_model_len, block_size):
+    memory = 4 * GIB
+    blocks = memory // (block_size * 28672)
+    per_sequence = -(-max_model_len // block_size)  # vLLM's cdiv
+    capacity = predict(QWEN_FP8, memory, max_model_len, block_size)
+    assert capacity.num_blocks == blocks
+    assert capacity.tokens == int(blocks / per_sequence * max_model_len)
+    assert capacity.tokens <= blocks * block_size
+
+
+def test_a_log_the_calculator_disagrees_with_fails_the_snippet(tmp_path):
+    import shutil
+    import subprocess
+
+    shutil.copytree(ROOT / "snippets/kv-cache", tmp_path, dirs_exist_ok=True)
+    log = tmp_path / "vllm_startup.log"
+    log.write_text(log.read_text().replace("519,040", "600,000"))
+    run = subprocess.run([sys.executable, "kv_capacity.py"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert run.returncode != 0 and "MISMATCH" in run.stderr

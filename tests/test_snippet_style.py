@@ -23,6 +23,7 @@ def test_snippets_pass_lint():
 
 def test_no_trailing_whitespace():
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    assert tracked.returncode == 0 and tracked.stdout, tracked.stderr
     files = [ROOT / name for name in tracked.stdout.splitlines()
              if name.endswith((".md", ".py", ".yml", ".yaml", ".sh", ".txt", ".toml", ".json"))]
     offenders = [f"{path.relative_to(ROOT)}:{number}" for path in files if path.is_file()

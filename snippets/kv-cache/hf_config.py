@@ -64,7 +64,7 @@ def from_hf_config(
         if "num_key_value_heads" in config
         else heads
     )  # older MHA configs omit it
-    if "head_dim" in config:
+    if config.get("head_dim") is not None:
         head_dim = _field(config, "head_dim", where)
     else:
         hidden = _field(config, "hidden_size", where)

@@ -106,7 +106,9 @@ if __name__ == "__main__":
         f" {per_sequence} blocks per sequence"
     )
     print(f"  {log.available_gib} GiB holds {low.tokens:,} to {high.tokens:,} tokens")
-    print("match" if low.tokens <= log.tokens <= high.tokens else "MISMATCH")
+    if not low.tokens <= log.tokens <= high.tokens:
+        sys.exit("MISMATCH: vLLM's numbers are not the calculator's; check the model")
+    print("match")
 
     memory = int(log.available_gib * GIB)
     bf16 = ModelConfig(
@@ -118,7 +120,7 @@ if __name__ == "__main__":
         ("bf16 KV, max_model_len 8192", bf16, 8192),
         ("fp8 KV, max_model_len 32768", QWEN_FP8, 32768),
     ):
-        capacity = predict(cfg, memory, max_model_len)
+        capacity = predict(cfg, memory, max_model_len, log.block_size)
         print(
             f"  {label}: {capacity.num_blocks:>6,} blocks,"
             f" {capacity.max_concurrency:6.2f} sequences"

@@ -1,1 +1,2 @@
+pip install "modelscope>=1.18.1"
 export VLLM_USE_MODELSCOPE=true
