@@ -54,3 +54,10 @@ def test_search_finds_the_lesson(page, site_url, language, query):
     links = page.locator(".md-search-result__item > a").evaluate_all("as => as.map(a => a.href)")
     assert site_url + LESSON[language] in [link.split("?")[0].split("#")[0] for link in links], links
     assert page.off_site == []
+
+
+@pytest.mark.parametrize("path", ["/lessons/kv-cache-explorer/", "/en/lessons/kv-cache-explorer/",
+                                  "/glossary/", "/en/interview/"])
+def test_other_pages_load_nothing_from_elsewhere(page, site_url, path):
+    page.goto(site_url + path, wait_until="networkidle")
+    assert page.off_site == []
