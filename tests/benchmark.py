@@ -84,10 +84,10 @@ def rebuild_seconds(runs: int) -> list[float]:
             server.wait()
 
 
-def page_transfers(site: Path) -> dict[str, tuple[int, int]]:
+def page_transfers(site: Path, compress: bool) -> dict[str, tuple[int, int]]:
     """Bytes received (bodies and headers) and requests, per page, loaded in Chromium."""
     results = {}
-    with serve(site) as base, chromium() as browser:
+    with serve(site, compress) as base, chromium() as browser:
         for html in sorted(site.rglob("index.html")):
             path = "/" + html.parent.relative_to(site).as_posix().removeprefix(".") + "/"
             path = path.replace("//", "/")
@@ -118,9 +118,12 @@ def main():
           f" {statistics.median(rebuilds):.2f} s over {runs} edits; target <= 2 s")
     with tempfile.TemporaryDirectory() as site:
         mkdocs_build(ROOT, Path(site))
-        print("page transfers in Chromium (uncompressed, as served by a plain HTTP server):")
-        for path, (size, count) in page_transfers(Path(site)).items():
-            print(f"  {path:<28} {size / 1000:7.1f} kB in {count:2d} requests")
+        plain = page_transfers(Path(site), compress=False)
+        gzipped = page_transfers(Path(site), compress=True)
+        print("page transfers in Chromium: uncompressed / gzip (as GitHub Pages serves them)")
+        for path, (size, count) in plain.items():
+            print(f"  {path:<32} {size / 1000:7.1f} kB / {gzipped[path][0] / 1000:6.1f} kB"
+                  f" in {count:2d} requests")
     print("target: lesson page <= 1000 kB")
 
 

@@ -1,7 +1,9 @@
 """A built site served on 127.0.0.1 and Debian's Chromium, for the browser tests and the benchmark."""
 
 import functools
+import gzip
 import http.server
+import io
 import os
 import threading
 from contextlib import contextmanager
@@ -19,10 +21,32 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _GzipHandler(_QuietHandler):
+    """Compresses text as static hosts such as GitHub Pages do."""
+
+    TEXT = (".html", ".css", ".js", ".json", ".svg", ".xml")
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if (path.suffix not in self.TEXT or not path.is_file()
+                or "gzip" not in self.headers.get("Accept-Encoding", "")):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes())
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+
 @contextmanager
-def serve(directory: Path):
+def serve(directory: Path, compress: bool = False):
     """Serve a directory on a free port of 127.0.0.1; yields its base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
+    handler = functools.partial(_GzipHandler if compress else _QuietHandler,
+                                directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

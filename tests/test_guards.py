@@ -137,3 +137,10 @@ def test_a_warning_fails_the_strict_build(repo_copy, tmp_path):
     edit_file(repo_copy / LESSON_EN, "\n## 8 ·", "\nSee [the next lesson](missing-lesson.md).\n\n## 8 ·")
     result = mkdocs_build(repo_copy, tmp_path / "site")
     assert result.returncode != 0 and "WARNING" in result.stderr and "missing-lesson.md" in result.stderr
+
+
+def test_a_formula_katex_cannot_render_fails_the_build(repo_copy, tmp_path):
+    edit_file(repo_copy / LESSON_ZH, r"\text{bytes/token} = 2\,L", r"\text{bytes/token} = 2\,\unknownmacro L")
+    result = mkdocs_build(repo_copy, tmp_path / "site")
+    assert result.returncode != 0
+    assert "lessons/kv-cache.zh.md: KaTeX cannot render" in result.stderr and "unknownmacro" in result.stderr
