@@ -10,7 +10,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 
 FIELDS = ("min_vram", "card", "time_cost", "platform", "other_platforms")
-FENCE = re.compile(r"^```gpu-lab[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
+FENCE = re.compile(r"^(?P<indent>[ ]*)```gpu-lab[ \t]*\n(.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
 
 
 def card(body: str, labels: dict, where: str) -> str:
@@ -34,4 +34,14 @@ def card(body: str, labels: dict, where: str) -> str:
 def on_page_markdown(markdown, page, config, files):
     labels = config.extra["gpu_lab"]
     where = page.file.src_uri
-    return FENCE.sub(lambda match: card(match.group(1), labels, where), markdown)
+    def render(match):
+        indent = match["indent"]
+        body = "".join(line.removeprefix(indent) for line in match[2].splitlines(True))
+        return "".join(indent + line if line.strip() else line
+                       for line in card(body, labels, where).splitlines(True))
+
+    markdown = FENCE.sub(render, markdown)
+    if "```gpu-lab" in markdown:
+        raise PluginError(f"{where}: a gpu-lab fence must be indented with spaces only, and"
+                          " closed at the same indent")
+    return markdown

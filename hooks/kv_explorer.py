@@ -97,4 +97,8 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     labels = config.extra["kv_explorer"]
     where = page.file.src_uri
-    return FENCE.sub(lambda match: widget(match[1], labels, config, where), markdown)
+    markdown = FENCE.sub(lambda match: widget(match[1], labels, config, where), markdown)
+    if "```kv-explorer" in markdown:
+        raise PluginError(f"{where}: a kv-explorer fence must start at the beginning of a line"
+                          " (not inside tabs, lists or admonitions)")
+    return markdown

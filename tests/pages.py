@@ -22,7 +22,8 @@ INCLUDE = re.compile(r"""^[ \t]*-+8<-+[ \t]+(["'])(?P<path>.+?)\1[ \t]*$""", re.
 HEADING = re.compile(r"^(#{1,6})[ \t]+\S")
 
 PYTHON = {"python", "py", "python3", "py3"}
-# Every other fence language the course uses; any other word (a typo) is a problem.
+# Every other fence language the course uses (gpu-lab and kv-explorer are components that
+# hooks render); any other word (a typo) is a problem.
 OTHER_LANGUAGES = {"text", "bash", "console", "json", "gpu-lab", "kv-explorer"}
 
 

@@ -144,3 +144,21 @@ def test_a_formula_katex_cannot_render_fails_the_build(repo_copy, tmp_path):
     result = mkdocs_build(repo_copy, tmp_path / "site")
     assert result.returncode != 0
     assert "lessons/kv-cache.zh.md: KaTeX cannot render" in result.stderr and "unknownmacro" in result.stderr
+
+
+def test_explorer_fence_it_cannot_render_fails_the_build(repo_copy, tmp_path):
+    # Left to Markdown, an explorer fence inside a details block would show as code.
+    fence = "```kv-explorer\npresets: kv-cache/model_presets.json\nmodel: Qwen2.5-7B-Instruct\n```"
+    edit_file(repo_copy / LESSON_EN, fence, '??? info "Explorer"\n    ' + fence.replace("\n", "\n    "))
+    result = mkdocs_build(repo_copy, tmp_path / "site")
+    assert result.returncode != 0
+    assert "kv-cache.en.md: a kv-explorer fence must start at the beginning of a line" in result.stderr
+
+
+def test_gpu_lab_card_renders_at_any_indent(repo_copy, tmp_path):
+    text = (repo_copy / LESSON_EN).read_text("utf-8")
+    card = text[text.index("```gpu-lab"):text.index("```", text.index("```gpu-lab") + 3) + 3]
+    edit_file(repo_copy / LESSON_EN, card, '??? info "Lab"\n    ' + card.replace("\n", "\n    "))
+    assert mkdocs_build(repo_copy, tmp_path / "site").returncode == 0
+    html = (tmp_path / "site/en/lessons/kv-cache/index.html").read_text("utf-8")
+    assert built_html(tmp_path / "site") == [] and html.count('class="admonition gpu-lab"') == 1
