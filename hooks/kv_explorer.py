@@ -27,7 +27,7 @@ FIELDS = [
 ]
 OUTPUTS = ["bytes_per_token", "kib_per_token", "gib_per_sequence", "gib_total",
            "kv_memory_gib", "num_blocks", "max_concurrency", "sequences", "formula",
-           "mha_kib_per_token", "mha_sequences"]
+           "mha_kib_per_token", "mha_gib_per_sequence", "mha_sequences"]
 
 
 def _settings(body: str, where: str) -> dict:

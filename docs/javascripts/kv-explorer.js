@@ -97,6 +97,7 @@
         out.formula = `2 × ${v.layers} × ${v.kv_heads} × ${v.head_dim} × ${dtype}` +
           ` = ${grouped(perToken)}`;
         out.mha_kib_per_token = fixed(mha / 1024, 1);
+        out.mha_gib_per_sequence = fixed(mha * v.seq_len / GIB, 2);
         out.mha_sequences = grouped(floorDiv(capacity(mha), blocksPerSequence));
       }
       return out;

@@ -54,6 +54,7 @@ def explore(s: Settings) -> dict[str, str]:
         )
         mha_capacity = predict(mha, kv_memory, s.seq_len, s.block_size)
         shown["mha_kib_per_token"] = f"{bytes_per_token(mha) / 1024:.1f}"
+        shown["mha_gib_per_sequence"] = f"{bytes_per_token(mha) * s.seq_len / GIB:.2f}"
         shown["mha_sequences"] = f"{mha_capacity.num_blocks // blocks_per_sequence:,}"
     else:
         m = s.model
@@ -76,4 +77,4 @@ if __name__ == "__main__":
         weights_bytes=int(7.61e9 * 2),
     )
     for key, value in explore(settings).items():
-        print(f"{key:>17}: {value}")
+        print(f"{key:>20}: {value}")
