@@ -6,8 +6,6 @@ Targets: full build <= 5 s, rebuild <= 2 s, lesson page <= 1 MB transferred.
 """
 
 import argparse
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -16,8 +14,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from browser import chromium, serve
-from conftest import mkdocs_build
+from browser import chromium, free_port, serve
+from conftest import copy_course, mkdocs_build
 from pages import ROOT
 
 
@@ -33,12 +31,6 @@ def full_build_seconds(runs: int) -> list[float]:
     return times
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def fetch(url: str) -> str:
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
@@ -50,11 +42,7 @@ def fetch(url: str) -> str:
 def rebuild_seconds(runs: int) -> list[float]:
     """Time from saving an edited page to `mkdocs serve` serving the new text."""
     with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp)
-        for name in ("docs", "snippets", "hooks"):
-            shutil.copytree(ROOT / name, repo / name)
-        shutil.copy2(ROOT / "mkdocs.yml", repo / "mkdocs.yml")
-        (repo / "node_modules").symlink_to(ROOT / "node_modules")
+        repo = copy_course(Path(tmp))
         port = free_port()
         url = f"http://127.0.0.1:{port}/lessons/kv-cache/"
         server = subprocess.Popen(

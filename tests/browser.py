@@ -4,6 +4,7 @@ import functools
 import gzip
 import http.server
 import io
+import socket
 import os
 import threading
 from contextlib import contextmanager
@@ -40,6 +41,12 @@ class _GzipHandler(_QuietHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         return io.BytesIO(body)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 @contextmanager

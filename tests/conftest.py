@@ -89,15 +89,19 @@ def edit_file(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), "utf-8")
 
 
-@pytest.fixture
-def repo_copy(tmp_path):
-    """A throwaway copy of the course's sources, for showing that a guard fails."""
-    copy = tmp_path / "repo"
+def copy_course(copy: Path) -> Path:
+    """The sources the site is built from, copied (node_modules linked) into a folder."""
     for name in ("docs", "snippets", "hooks"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
     (copy / "node_modules").symlink_to(ROOT / "node_modules")
     return copy
+
+
+@pytest.fixture
+def repo_copy(tmp_path):
+    """A throwaway copy of the course's sources, for showing that a guard fails."""
+    return copy_course(tmp_path / "repo")
 
 
 @pytest.fixture(scope="session")

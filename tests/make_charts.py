@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from pages import ROOT  # noqa: E402
+from pages import ROOT, mkdocs_config  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "snippets" / "kv-cache"))
 from explorer import WEIGHT_BYTES, Settings, explore  # noqa: E402
@@ -28,20 +28,13 @@ QWEN_CONTEXTS = CONTEXTS[:6]  # up to Qwen2.5-7B's own 32,768
 MODELS = ["Qwen2.5-7B-Instruct", "Llama-3.1-8B-Instruct", "Qwen2.5-72B-Instruct",
           "Llama-2-7B (MHA)", "DeepSeek-V3 (MLA)"]
 DATA_COMMENT = re.compile(r"<!-- chart-data: (.*?) -->", re.S)
-LABELS = {
-    "zh": {"context": "上下文长度（token）", "gib": "每条序列的 KV 缓存（GiB，BF16）",
-           "kv_title": "KV 缓存随上下文长度增长",
-           "sequences": "能同时放下的满长序列", "fit_title":
-           "Qwen2.5-7B 在一张 24 GB 显卡上（gpu_memory_utilization 0.92，不计激活）",
-           "weights": {"bf16": "BF16 权重", "awq": "AWQ 4-bit 权重"},
-           "kv": {2: "BF16 KV", 1: "FP8 KV"}},
-    "en": {"context": "Context length (tokens)", "gib": "KV cache per sequence (GiB, BF16)",
-           "kv_title": "The KV cache grows with the context",
-           "sequences": "Full-length sequences that fit at once", "fit_title":
-           "Qwen2.5-7B on one 24 GB card (gpu_memory_utilization 0.92, activations left out)",
-           "weights": {"bf16": "BF16 weights", "awq": "AWQ 4-bit weights"},
-           "kv": {2: "BF16 KV", 1: "FP8 KV"}},
-}
+KV_LABELS = {2: "BF16 KV", 1: "FP8 KV"}
+
+
+def labels() -> dict[str, dict]:
+    """Chart labels per language: `extra.charts` of each language in mkdocs.yml."""
+    i18n = mkdocs_config(ROOT).plugins["i18n"].config
+    return {language.locale: language.extra["charts"] for language in i18n.languages}
 
 
 def chart_data() -> dict:
@@ -64,8 +57,7 @@ def chart_data() -> dict:
             "sequences": fit}
 
 
-def draw(data: dict, language: str) -> dict[str, str]:
-    labels = LABELS[language]
+def draw(data: dict, labels: dict) -> dict[str, str]:
     plt.rcParams.update({"font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
                          "svg.hashsalt": "kv-cache", "font.size": 9})
     drawn = {}
@@ -81,7 +73,7 @@ def draw(data: dict, language: str) -> dict[str, str]:
     figure, axes = plt.subplots(figsize=(6.4, 3.6))
     for key, values in data["sequences"].items():
         weights, dtype = key.split("/")
-        label = f"{labels['weights'][weights]} · {labels['kv'][int(dtype)]}"
+        label = f"{labels['weights'][weights]} · {KV_LABELS[int(dtype)]}"
         axes.plot(data["qwen_contexts"], values, marker="o", markersize=3, label=label)
     axes.set(xscale="log", yscale="log", xlabel=labels["context"],
              ylabel=labels["sequences"], title=labels["fit_title"])
@@ -116,7 +108,7 @@ def stale_charts(folder: Path = CHARTS) -> list[str]:
     """Committed charts whose numbers are not what the calculator computes now."""
     data = chart_data()
     problems = []
-    for language in LABELS:
+    for language in labels():
         for chart in ("kv-vs-context", "sequences-on-24gb"):
             path = folder / f"{chart}.{language}.svg"
             if not path.is_file():
@@ -131,8 +123,8 @@ def stale_charts(folder: Path = CHARTS) -> list[str]:
 if __name__ == "__main__":
     CHARTS.mkdir(parents=True, exist_ok=True)
     data = chart_data()
-    for language in LABELS:
-        for chart, svg in draw(data, language).items():
+    for language, chart_labels in labels().items():
+        for chart, svg in draw(data, chart_labels).items():
             path = CHARTS / f"{chart}.{language}.svg"
             path.write_text(svg, "utf-8")
             print(f"{path.relative_to(ROOT)}: {len(svg) // 1024} KiB")

@@ -12,7 +12,6 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from browser import free_port
 from pages import ROOT
 
 LAB = ROOT / "snippets" / "kv-cache"
@@ -102,12 +102,6 @@ def test_capacity_is_exact_with_kv_cache_memory_bytes(gpu, tmp_path):
         "predicted": f"{expected.tokens:,} tokens ({expected.num_blocks:,} blocks)",
     })
     assert log.tokens == expected.tokens
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def post_json(url: str, body: dict) -> dict:
