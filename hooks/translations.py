@@ -1,37 +1,11 @@
-"""Translation freshness: a translated page records the hash of the source page it was
-translated from (front matter `translation_of`); when the source has changed since, the page
-shows a notice that links to the source.
+"""Show a notice on a translated page whose source page changed after it was translated
+(coursekit/translations.py)."""
 
-`.venv/bin/python tests/mark_translated.py PAGE` records the current hash after translating.
-"""
-
-import hashlib
-import re
 from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
-SOURCE_LANGUAGE = "zh"
-
-
-def source_of(translation: Path) -> Path:
-    """docs/lessons/kv-cache.en.md -> docs/lessons/kv-cache.zh.md"""
-    stem, _language, suffix = translation.name.rsplit(".", 2)
-    return translation.with_name(f"{stem}.{SOURCE_LANGUAGE}.{suffix}")
-
-
-def source_hash(translation: Path) -> str:
-    return hashlib.sha256(source_of(translation).read_bytes()).hexdigest()[:12]
-
-
-def is_stale(translation: Path, recorded: str | None) -> bool:
-    return recorded != source_hash(translation)
-
-
-def recorded_hash(text: str) -> str | None:
-    """The `translation_of` value of a page's front matter."""
-    match = re.match(r"\A---\n(?:.*\n)*?translation_of: *(\w+)\n(?:.*\n)*?---\n", text)
-    return match[1] if match else None
+from coursekit.translations import SOURCE_LANGUAGE, is_stale
 
 
 def on_page_markdown(markdown, page, config, files):

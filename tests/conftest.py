@@ -1,18 +1,24 @@
+"""What every test may use: the course built once, the site served, Chromium, the pinned vLLM
+source, and copies of the small fixture course (tests/fixture_course) to break."""
+
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import browser
-from browser import CHROMIUM, serve
-from pages import ROOT, pages, python_blocks
+from coursekit import ROOT, browser
+from coursekit.code import install_finder
+from coursekit.scaffold import new_lesson
+from coursekit.site import mkdocs_build
+from coursekit.translations import mark
 
+FIXTURE = Path(__file__).with_name("fixture_course")
+# The fixture course's second lesson is made by the scaffolding tool, as a contributor's is.
+SCAFFOLDED = ("second", "第二课", "Second lesson")
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "gpu: needs an NVIDIA GPU; may skip unless REQUIRE_GPU=1")
+# Tests import lesson code by its plain module name, as a reader's folder does.
+install_finder()
 
 
 def required(item) -> bool:
@@ -31,13 +37,14 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"a required test was skipped ({reason}); CI=true forbids that"
 
 
-def pytest_terminal_summary(terminalreporter):
-    from guards import stale_translations
+def pytest_addoption(parser):
+    parser.addoption("--site-dir", help="build the course there and keep it (default: a"
+                     " temporary folder); CI publishes the site its tests passed on")
 
-    labs = [block for page in pages() for block in python_blocks(page)[0] if block.gpu]
-    terminalreporter.section("GPU lab blocks: listed here, run by the GPU job")
-    for block in labs:
-        terminalreporter.write_line(f"{block}  {block.code.include}")
+
+def pytest_terminal_summary(terminalreporter):
+    from coursekit.guards import stale_translations
+
     stale = stale_translations(ROOT)
     if stale:
         terminalreporter.section("translations that may be out of date (shown with a notice)")
@@ -45,19 +52,13 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
 
 
-def mkdocs_build(root: Path, site: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )
-
-
 @pytest.fixture(scope="session")
-def build(tmp_path_factory):
-    site = tmp_path_factory.mktemp("site")
+def build(tmp_path_factory, request):
+    """The real course, built once for the whole session."""
+    given = request.config.getoption("site_dir")
+    site = Path(given).resolve() if given else tmp_path_factory.mktemp("site")
+    if site.exists():
+        shutil.rmtree(site)
     return site, mkdocs_build(ROOT, site)
 
 
@@ -71,45 +72,90 @@ def site(build):
 
 @pytest.fixture(scope="session")
 def site_url(site):
-    with serve(site) as url:
+    with browser.serve(site) as url:
         yield url
 
 
 @pytest.fixture(scope="session")
 def chromium():
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium")
+    if not browser.CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {browser.CHROMIUM}: apt-get install chromium")
     with browser.chromium() as chromium:
         yield chromium
 
 
-def edit_file(path: Path, old: str, new: str) -> None:
-    text = path.read_text("utf-8")
-    assert old in text, f"{path} no longer holds {old!r}: update this test"
-    path.write_text(text.replace(old, new, 1), "utf-8")
+@pytest.fixture
+def page(chromium):
+    """A fresh browser tab; page.off_site lists the requests that left 127.0.0.1."""
+    context = chromium.new_context()
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    tab.off_site = []
+    tab.on("request", lambda request: request.url.startswith(
+        ("http://127.0.0.1", "data:", "blob:")) or tab.off_site.append(request.url))
+    yield tab
+    context.close()
 
 
-def copy_course(copy: Path) -> Path:
-    """The sources the site is built from, copied (node_modules linked) into a folder."""
-    for name in ("docs", "snippets", "hooks"):
-        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
-    (copy / "node_modules").symlink_to(ROOT / "node_modules")
-    return copy
+def fixture_course(dest: Path) -> Path:
+    """The fixture course in dest, built with the real site's configuration (INHERIT), hooks
+    and npm packages, its translations marked fresh, and a lesson scaffolded into it."""
+    shutil.copytree(FIXTURE, dest)
+    config = dest / "mkdocs.yml"
+    config.write_text(config.read_text("utf-8").replace(
+        "INHERIT: ../../mkdocs.yml", f"INHERIT: {ROOT / 'mkdocs.yml'}"), "utf-8")
+    for name in ("hooks", "node_modules"):
+        (dest / name).symlink_to(ROOT / name)
+    for name in ("stylesheets", "javascripts"):  # the site-wide assets mkdocs.yml names
+        if (ROOT / "docs" / name).is_dir():
+            shutil.copytree(ROOT / "docs" / name, dest / "docs" / name)
+    new_lesson(dest, *SCAFFOLDED)
+    for page in (dest / "docs").rglob("*.en.md"):
+        mark(page)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def pristine_fixture(tmp_path_factory):
+    return fixture_course(tmp_path_factory.mktemp("fixture") / "course")
+
+
+@pytest.fixture(scope="session")
+def fixture_site(pristine_fixture, tmp_path_factory):
+    """The fixture course, built once."""
+    site = tmp_path_factory.mktemp("fixture-site")
+    result = mkdocs_build(pristine_fixture, site)
+    if result.returncode:
+        pytest.fail(f"the fixture course does not build:\n{result.stderr}")
+    return site
 
 
 @pytest.fixture
-def repo_copy(tmp_path):
-    """A throwaway copy of the course's sources, for showing that a guard fails."""
-    return copy_course(tmp_path / "repo")
+def course(pristine_fixture, tmp_path):
+    """A throwaway copy of the fixture course, for showing that a guard fails."""
+    copy = tmp_path / "course"
+    shutil.copytree(pristine_fixture, copy, symlinks=True)
+    return copy
 
 
 @pytest.fixture(scope="session")
 def vllm_src():
     """The pinned vLLM release's source; a required test under CI=true, so no download fails it."""
-    import vllm_source
+    from coursekit import vllm_source
 
     try:
         return vllm_source.source_dir()
     except (OSError, RuntimeError) as error:
         pytest.skip(f"vLLM's source is not available: {error}")
+
+
+def _edit(path, old: str, new: str) -> None:
+    text = path.read_text("utf-8")
+    assert old in text, f"{path} no longer holds {old!r}: update this test"
+    path.write_text(text.replace(old, new, 1), "utf-8")
+
+
+@pytest.fixture
+def edit():
+    """edit(path, old, new): replace the first `old` of a file, which must hold it."""
+    return _edit

@@ -1,7 +1,8 @@
 """`mkdocs build --strict` passes with zero warnings and yields clean, self-contained HTML."""
 
-from guards import broken_links, built_html
-from pages import ROOT, mkdocs_config, pages
+from coursekit import ROOT
+from coursekit.guards import broken_links, built_html
+from coursekit.pages import mkdocs_config, pages
 
 
 def test_strict_build_has_no_warnings(build):

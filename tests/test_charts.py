@@ -1,24 +1,125 @@
-"""The lesson's charts plot what the calculator computes now, in each page's language."""
+"""Lesson charts (coursekit/charts.py): every committed SVG shows what its snippet folder's
+charts.py computes now, in each language, and a chart that no longer does is caught."""
 
 import shutil
 
-from make_charts import CHARTS, plotted, stale_charts
+import pytest
+
+from coursekit import ROOT
+from coursekit.charts import charts, numbers, plotted, stale, unknown_svgs
+from coursekit.pages import languages
+
+LANGUAGES = languages(ROOT)
 
 
-def test_committed_charts_plot_the_calculators_numbers():
-    assert stale_charts() == []
+def test_committed_charts_are_not_stale():
+    assert stale(ROOT, LANGUAGES) == []
 
 
-def test_each_language_has_its_own_labels(site):
-    for chart in ("kv-vs-context", "sequences-on-24gb"):
-        zh = (site / "assets/charts" / f"{chart}.svg").read_bytes()
-        en = (site / "en/assets/charts" / f"{chart}.svg").read_bytes()
-        assert zh != en and plotted(zh.decode()) == plotted(en.decode()), chart
+def test_every_chart_svg_is_drawn_by_a_spec():
+    assert unknown_svgs(ROOT, LANGUAGES) == []
 
 
-def test_a_chart_with_old_numbers_is_caught(tmp_path):
-    copy = tmp_path / "charts"
-    shutil.copytree(CHARTS, copy)
-    chart = copy / "sequences-on-24gb.en.svg"
-    chart.write_text(chart.read_text("utf-8").replace('"awq/1": [677', '"awq/1": [676'), "utf-8")
-    assert stale_charts(copy) == ["sequences-on-24gb.en.svg: plots old numbers; run npm run charts"]
+def test_each_language_has_its_own_labels_and_the_same_numbers(site):
+    for chart in charts(ROOT):
+        svgs = {language: (site / chart.url(language)).read_text("utf-8")
+                for language in LANGUAGES}
+        first, *others = LANGUAGES
+        for language in others:
+            assert svgs[language] != svgs[first], f"{chart.name}: {language} = {first}"
+            assert numbers(plotted(svgs[language])) == numbers(plotted(svgs[first])), \
+                f"{chart.name}: {language} and {first} plot other numbers"
+
+
+# The changed-chart tests run on a copy of the snippet folders, never on the real lessons: the
+# copy's first charts.py gets a wrapper that changes what its first chart computes.
+CHANGE = '''
+
+_drawn_charts = charts
+
+
+def charts():
+    specs = _drawn_charts()
+    spec = next(iter(specs.values()))
+{change}
+    return specs
+'''
+
+
+def changed_copy(tmp_path, change: str):
+    """A copy of the snippet folders whose first chart is changed; its folder and name."""
+    shutil.copytree(ROOT / "snippets", tmp_path / "snippets",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    chart = next(iter(charts(ROOT)), None)
+    if chart is None:
+        pytest.fail("no snippet folder declares a chart: nothing to check")
+    spec_file = tmp_path / "snippets" / chart.folder.name / "charts.py"
+    spec_file.write_text(spec_file.read_text("utf-8") + CHANGE.format(change=change), "utf-8")
+    return chart
+
+
+def expected_problems(chart, what: str) -> list[str]:
+    return [f"snippets/{chart.folder.name}/charts/{chart.name}.{language}.svg: {what}"
+            f" {chart.folder.name}/charts.py {'computes' if 'numbers' in what else 'gives'};"
+            " run npm run charts" for language in LANGUAGES]
+
+
+def test_a_chart_whose_numbers_changed_is_stale(tmp_path):
+    chart = changed_copy(tmp_path, '    spec["series"][0]["y"][0] += 1')
+    assert stale(tmp_path, LANGUAGES) == expected_problems(chart, "plots other numbers than")
+
+
+def test_a_chart_whose_label_changed_is_stale(tmp_path):
+    chart = changed_copy(tmp_path, '    spec["title"] = "A new title"')
+    assert stale(tmp_path, LANGUAGES) == expected_problems(chart, "shows other labels than")
+
+
+def test_a_missing_svg_is_reported(tmp_path):
+    chart = changed_copy(tmp_path, "")
+    svg = tmp_path / "snippets" / chart.folder.name / "charts" / f"{chart.name}.{LANGUAGES[0]}.svg"
+    svg.unlink()
+    assert stale(tmp_path, LANGUAGES) == [
+        f"{svg.relative_to(tmp_path).as_posix()}: missing; run npm run charts"]
+
+
+GOOD = {
+    "title": {"zh": "标题", "en": "Title"},
+    "x": {"label": {"zh": "横轴", "en": "x axis"}, "scale": "log", "ticks": [[1, 2], ["1", "2"]]},
+    "y": {"label": "y"},
+    "series": [{"label": "one line", "x": [1, 2], "y": [3, 4]}],
+}
+
+
+def course_with_spec(tmp_path, spec: dict):
+    folder = tmp_path / "snippets" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "charts.py").write_text(f"def charts():\n    return {{'demo-chart': {spec!r}}}\n",
+                                      "utf-8")
+    return tmp_path
+
+
+def test_a_good_spec_is_only_missing_its_svgs(tmp_path):
+    root = course_with_spec(tmp_path, GOOD)
+    assert stale(root, LANGUAGES) == [f"snippets/demo/charts/demo-chart.{language}.svg:"
+                                      " missing; run npm run charts" for language in LANGUAGES]
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (lambda spec: spec.pop("title"), "missing key(s) ['title']"),
+    (lambda spec: spec.update(colour="red"), "unknown key(s) ['colour']"),
+    (lambda spec: spec["x"].pop("label"), "axis x: missing key(s) ['label']"),
+    (lambda spec: spec["series"][0].update(label=42), "series 1, label: needs a string or a"),
+    (lambda spec: spec["x"].update(label={"zh": "横轴"}), "axis x, label: has no 'en' text"),
+    (lambda spec: spec["series"][0].update(y=[3]), "series 1: x has 2 values and y 1"),
+    (lambda spec: spec["series"][0].update(y=[3, "4"]), "series 1, y: needs a non-empty list"),
+    (lambda spec: spec["y"].update(scale="square"), "axis y: scale is one of"),
+])
+def test_a_bad_spec_names_the_chart_and_the_problem(tmp_path, change, problem):
+    spec = {key: (dict(value) if isinstance(value, dict) else [dict(line) for line in value])
+            for key, value in GOOD.items()}
+    change(spec)
+    root = course_with_spec(tmp_path, spec)
+    with pytest.raises(ValueError) as error:
+        stale(root, LANGUAGES)
+    assert "demo/charts.py, chart 'demo-chart'" in str(error.value)
+    assert problem in str(error.value)

@@ -1,50 +1,91 @@
-"""`npm run new-lesson` creates a lesson that builds and passes the tests right away."""
+"""`npm run new-lesson` makes a lesson that touches only its pages, its snippet folder and one
+nav line, and that every test discovers and passes as it is: its snippet runs, its chart is
+drawn and current, its GPU block has a check, its component matches its Python, its code can
+be downloaded. (The fixture course's second lesson is scaffolded this way: tests/conftest.py.)"""
 
-import shutil
+import hashlib
 import subprocess
 import sys
 
 import pytest
 
-from pages import ROOT
+from coursekit import ROOT, charts, components, gpu_labs
+from coursekit.browser import component_mismatches, serve
+from coursekit.code import run_as_reader
+from coursekit.guards import broken_links, built_html
+from coursekit.pages import languages, pages, python_blocks
+from coursekit.scaffold import ScaffoldError, new_lesson
+
+SLUG = "second"
 
 
-@pytest.fixture
-def course_copy(repo_copy):
-    shutil.copytree(ROOT / "tests", repo_copy / "tests",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(ROOT / "requirements-gpu.txt", repo_copy)
-    return repo_copy
+def tree(root) -> dict[str, str]:
+    return {path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in root.rglob("*") if path.is_file() and not path.is_symlink()
+            and "__pycache__" not in path.parts and ".cache" not in path.parts}
 
 
-def new_lesson(root, *arguments):
-    return subprocess.run([sys.executable, "tests/new_lesson.py", *arguments], cwd=root,
-                          capture_output=True, text=True)
+def test_a_new_lesson_touches_only_its_own_files_and_one_nav_line(course):
+    before, config = tree(course), (course / "mkdocs.yml").read_text("utf-8")
+    new_lesson(course, "third-one", "第三课", "Third lesson")
+    after = tree(course)
+    changed = {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
+    assert {name for name in changed if not name.startswith(
+        ("docs/lessons/third-one.", "snippets/third-one/"))} == {"mkdocs.yml"}
+    added = set((course / "mkdocs.yml").read_text("utf-8").splitlines()) - set(config.splitlines())
+    assert added == {"      - lessons/third-one.md"}
 
 
-def test_new_lesson_builds_and_passes_the_tests(course_copy):
-    result = new_lesson(course_copy, "paged-attention", "PagedAttention：分页的 KV 缓存",
-                        "PagedAttention: a paged KV cache")
-    assert result.returncode == 0, result.stderr
-    assert (course_copy / "docs/lessons/paged-attention.zh.md").is_file()
-    assert "lessons/paged-attention.md" in (course_copy / "mkdocs.yml").read_text("utf-8")
+def test_its_snippet_runs_and_prints_what_the_page_shows(pristine_fixture, tmp_path):
+    blocks = [block for page in pages(pristine_fixture) if page.name == f"lessons/{SLUG}"
+              for block in python_blocks(page)[0] if not block.gpu]
+    assert {block.code.include for block in blocks} == {f"{SLUG}/second.py"}
+    for block in blocks:
+        run = run_as_reader(pristine_fixture / "snippets" / block.code.include, tmp_path / block.code.page,
+                            pristine_fixture, block.code.expanded)
+        assert run.stdout == block.output.expanded and not run.stderr
 
-    tests = subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
-         "tests/test_guards.py::test_course_passes", "tests/test_snippets.py",
-         "tests/test_build.py", "tests/test_translations.py::test_notice_shown_exactly_on_stale_pages"],
-        cwd=course_copy, capture_output=True, text=True)
-    assert tests.returncode == 0, tests.stdout[-3000:]
-    for language in ("zh", "en"):
-        assert f"docs/lessons/paged-attention.{language}.md" in tests.stdout  # its snippet ran
+
+def test_its_chart_is_found_and_current(pristine_fixture):
+    assert [c.name for c in charts.charts(pristine_fixture)] == [f"{SLUG}-blocks"]
+    assert charts.stale(pristine_fixture, languages(pristine_fixture)) == []
+
+
+def test_its_gpu_block_has_its_check(pristine_fixture):
+    assert [str(b) for b in gpu_labs.gpu_blocks(pristine_fixture)] == [f"{SLUG}/second_lab.py"]
+    assert gpu_labs.contract_problems(pristine_fixture) == []
+
+
+def test_it_builds_and_offers_its_code(fixture_site, pristine_fixture):
+    assert built_html(fixture_site) == [] and broken_links(fixture_site) == []
+    assert (fixture_site / "assets/code" / f"{SLUG}.zip").is_file()
+    html = (fixture_site / "en/lessons" / SLUG / "index.html").read_text("utf-8")
+    assert f'data-component="{SLUG}-blocks"' in html
+    assert f"assets/components/{SLUG}-blocks/script.js" in html
+    # Its component's script loads only where the component is shown.
+    other = (fixture_site / "en/lessons/first/index.html").read_text("utf-8")
+    assert "assets/components/" not in other
+
+
+def test_its_component_matches_its_python(pristine_fixture, fixture_site, page):
+    component = components.components(pristine_fixture)[f"{SLUG}-blocks"]
+    with serve(fixture_site) as base:
+        assert list(component_mismatches(page, base, fixture_site, component,
+                                         component.parity())) == []
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
     (("Paged Attention", "中文", "English"), "is not a slug"),
-    (("kv-cache", "中文", "English"), "exists already"),
+    (("first", "中文", "English"), "exists already"),
     (("new-one", "中文", " "), "both titles are needed"),
 ])
-def test_bad_arguments_are_named(course_copy, arguments, message):
-    result = new_lesson(course_copy, *arguments)
-    assert result.returncode != 0 and message in result.stderr
+def test_bad_arguments_are_named(course, arguments, message):
+    with pytest.raises(ScaffoldError, match=message):
+        new_lesson(course, *arguments)
+
+
+def test_the_command_names_the_problem_without_a_traceback():
+    result = subprocess.run([sys.executable, "tools/new_lesson.py", "Not A Slug", "中文", "English"],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode != 0 and "new-lesson: 'Not A Slug' is not a slug" in result.stderr
     assert "Traceback" not in result.stderr

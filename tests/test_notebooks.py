@@ -5,8 +5,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import edit_file, mkdocs_build
-from pages import ROOT
+from coursekit import ROOT
+from coursekit.code import copy_bundle
+from coursekit.pages import mkdocs_config
+from coursekit.site import mkdocs_build
 
 NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
 
@@ -34,12 +36,13 @@ def code(notebook) -> list[str]:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name)
-def test_notebook_prints_what_it_shows(path, request):
+def test_notebook_prints_what_it_shows(path, request, tmp_path):
     stored = nbformat.read(path, as_version=4)
     run = nbformat.read(path, as_version=4)
-    folder = ROOT / "snippets" / run.metadata["course"]["snippets"]
+    # As a reader runs it: next to its lesson's code and what that code imports.
+    copy_bundle(ROOT / "snippets" / run.metadata["course"]["snippets"], tmp_path)
     NotebookClient(run, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(folder)}}).execute()
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
     errors = [o for outputs in shown(run) for o in outputs if "Error" in o.split(":")[0]]
     assert errors == [], f"{path.name} raised: {errors}"
     if request.config.getoption("update_examples"):
@@ -60,12 +63,12 @@ def test_languages_run_the_same_code():
         assert first == second, f"{name}: the two languages run different code"
 
 
-def notebook_pages_problems(site) -> list[str]:
+def notebook_pages_problems(site, root=ROOT) -> list[str]:
     """Each notebook is a rendered page in its language, light, with its outputs and its file."""
     problems = []
-    for path in NOTEBOOKS:
+    for path in sorted((root / "docs").rglob("*.ipynb")):
         stem, language, _ = path.name.rsplit(".", 2)
-        folder = path.parent.relative_to(ROOT / "docs") / stem
+        folder = path.parent.relative_to(root / "docs") / stem
         page = site / ("" if language == "zh" else "en") / folder / "index.html"
         html = page.read_text("utf-8") if page.is_file() else ""
         where = f"{path.name} -> {page.relative_to(site)}"
@@ -88,9 +91,15 @@ def test_notebooks_render_as_pages(site):
     assert notebook_pages_problems(site) == []
 
 
-def test_without_the_hook_notebooks_come_out_raw(repo_copy, tmp_path):
+def test_the_fixture_notebooks_render(fixture_site, pristine_fixture):
+    assert notebook_pages_problems(fixture_site, pristine_fixture) == []
+
+
+def test_without_the_hook_notebooks_come_out_raw(course, tmp_path):
     # mkdocs-static-i18n issue #198: the strict build stays green, the page is raw JSON.
-    edit_file(repo_copy / "mkdocs.yml", "  - hooks/notebooks.py\n", "")
-    result = mkdocs_build(repo_copy, tmp_path / "site")
+    hooks = [hook for hook in mkdocs_config(ROOT).hooks if not hook.endswith("notebooks.py")]
+    with open(course / "mkdocs.yml", "a", encoding="utf-8") as config:
+        config.write("hooks:\n" + "".join(f"  - {hook}\n" for hook in hooks))
+    result = mkdocs_build(course, tmp_path / "site")
     assert result.returncode == 0, result.stderr
-    assert any("raw notebook" in p for p in notebook_pages_problems(tmp_path / "site"))
+    assert any("raw notebook" in p for p in notebook_pages_problems(tmp_path / "site", course))

@@ -1,17 +1,18 @@
-"""Every offline Python block of every page runs, and prints exactly the output block the page shows.
+"""Every offline Python block of every page runs, as a reader would run it, and prints exactly
+the output block the page shows.
 
-The blocks are collected per page and language after snippet expansion (tests/pages.py);
-`pytest --update-examples` rewrites the recorded output files from real runs.
+pytest-examples collects the blocks of each page (coursekit/pages.py); each runs in a folder
+holding its snippet folder plus the modules it imports from other lessons (coursekit/code.py),
+on the standard library only. `pytest --update-examples` rewrites the recorded outputs.
 """
 
 import difflib
-import shutil
-import subprocess
-import sys
 
 import pytest
 
-from pages import ROOT, pages, python_blocks, snippet_file
+from coursekit import ROOT
+from coursekit.code import run_as_reader
+from coursekit.pages import pages, python_blocks, snippet_file
 
 OFFLINE = [block for page in pages() for block in python_blocks(page)[0] if not block.gpu]
 
@@ -19,15 +20,7 @@ OFFLINE = [block for page in pages() for block in python_blocks(page)[0] if not 
 @pytest.mark.parametrize("block", OFFLINE, ids=str)
 def test_block_prints_what_the_page_shows(block, tmp_path, request):
     code = snippet_file(ROOT, block.code.include)
-    # As a reader would: the lesson's files saved in one folder, the shown code run as a script,
-    # with nothing but the standard library (-S: no site-packages, -E -s: no environment).
-    shutil.copytree(code.parent, tmp_path, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / code.name).write_text(block.code.expanded, "utf-8")
-    run = subprocess.run(
-        [sys.executable, "-E", "-s", "-S", code.name],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
-    )
+    run = run_as_reader(code, tmp_path, shown=block.code.expanded)
     assert run.returncode == 0 and not run.stderr, f"{block} ({code.name}) failed:\n{run.stderr}"
 
     if request.config.getoption("update_examples"):
@@ -40,3 +33,10 @@ def test_block_prints_what_the_page_shows(block, tmp_path, request):
         f"{block}: {code.name} prints something else than {block.output.include} shows"
         f" (run `pytest --update-examples` if the code is right):\n{diff}"
     )
+
+
+def test_every_lesson_is_collected():
+    """A page whose blocks the collector missed would pass silently."""
+    lessons = {path.name.split(".")[0] for path in (ROOT / "docs/lessons").glob("*.md")}
+    collected = {block.code.include.split("/")[0] for block in OFFLINE}
+    assert lessons <= collected, f"lessons without an offline block: {lessons - collected}"

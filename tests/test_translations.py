@@ -1,12 +1,11 @@
 """Translation freshness, both ways: a changed source page makes its translation stale, listed
 by the tests and marked on the page; recording the new hash makes it fresh again."""
 
-import subprocess
-import sys
-
-from conftest import edit_file, mkdocs_build
-from guards import stale_translations
-from pages import ROOT, pages
+from coursekit import ROOT
+from coursekit.guards import stale_translations
+from coursekit.pages import pages
+from coursekit.site import mkdocs_build
+from coursekit.translations import mark
 
 NOTICE = "This translation may be out of date"
 
@@ -18,18 +17,16 @@ def test_notice_shown_exactly_on_stale_pages(site):
         assert (NOTICE in html) == (f"docs/{page.relative}" in stale), page.html
 
 
-def test_source_change_marks_the_translation(repo_copy, tmp_path):
-    assert stale_translations(repo_copy) == []
-    edit_file(repo_copy / "docs/lessons/kv-cache.zh.md", "## 7 · 面试连线\n", "## 7 · 面试连线\n\n新句子。\n")
-    assert stale_translations(repo_copy) == [
-        "docs/lessons/kv-cache.en.md: its zh source changed since it was translated"]
-    assert mkdocs_build(repo_copy, tmp_path / "stale").returncode == 0
-    html = (tmp_path / "stale/en/lessons/kv-cache/index.html").read_text("utf-8")
-    assert NOTICE in html and 'href="../../../lessons/kv-cache/"' in html
+def test_source_change_marks_the_translation(course, tmp_path, edit):
+    assert stale_translations(course) == []
+    edit(course / "docs/lessons/first.zh.md", "## 3 · 代码\n", "## 3 · 代码\n\n新句子。\n")
+    assert stale_translations(course) == [
+        "docs/lessons/first.en.md: its zh source changed since it was translated"]
+    assert mkdocs_build(course, tmp_path / "stale").returncode == 0
+    html = (tmp_path / "stale/en/lessons/first/index.html").read_text("utf-8")
+    assert NOTICE in html and 'href="../../../lessons/first/"' in html
 
-    subprocess.run([sys.executable, str(ROOT / "tests/mark_translated.py"),
-                    str(repo_copy / "docs/lessons/kv-cache.en.md")], check=True,
-                   capture_output=True)
-    assert stale_translations(repo_copy) == []
-    assert mkdocs_build(repo_copy, tmp_path / "fresh").returncode == 0
-    assert NOTICE not in (tmp_path / "fresh/en/lessons/kv-cache/index.html").read_text("utf-8")
+    mark(course / "docs/lessons/first.en.md")
+    assert stale_translations(course) == []
+    assert mkdocs_build(course, tmp_path / "fresh").returncode == 0
+    assert NOTICE not in (tmp_path / "fresh/en/lessons/first/index.html").read_text("utf-8")

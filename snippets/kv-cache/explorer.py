@@ -6,11 +6,15 @@ the same numbers for every preset and for random settings.
 
 from dataclasses import dataclass
 
-from hf_config import MLAConfig, bytes_per_token
+from hf_config import MLAConfig, bytes_per_token, read_presets
 from kv_cache_size import GIB, ModelConfig
 from kv_capacity import predict
 
 WEIGHT_BYTES = {"bf16": 2, "fp8": 1, "awq": 0.5}  # bytes per parameter
+
+
+def weight_bytes(parameters_billion: float, precision: str) -> int:
+    return int(parameters_billion * 1e9 * WEIGHT_BYTES[precision])
 
 
 @dataclass(frozen=True)
@@ -25,56 +29,85 @@ class Settings:
     block_size: int = 16
 
 
-def explore(s: Settings) -> dict[str, str]:
-    """The explorer's outputs, formatted as the page shows them."""
-    per_token = bytes_per_token(s.model)
+@dataclass(frozen=True)
+class Fit:
+    """One way of caching K and V, and how much of it the KV memory holds."""
+
+    bytes_per_token: int
+    gib_per_sequence: float
+    num_blocks: int
+    max_concurrency: float  # as vLLM computes it
+    sequences: int  # full-length sequences that fit at once
+
+
+@dataclass(frozen=True)
+class Exploration:
+    model: ModelConfig | MLAConfig
+    cache: Fit
+    gib_total: float  # the whole batch
+    kv_memory_gib: float
+    mha: Fit | None  # the same model with MHA; None for latent attention
+
+
+def explore(s: Settings) -> Exploration:
+    """The explorer's numbers; shown() formats them as the page does."""
     kv_memory = int(s.gpu_gib * GIB * s.utilization) - s.weights_bytes
     if kv_memory <= 0:
         raise ValueError("the weights do not fit in the memory vLLM may use")
-    capacity = predict(s.model, kv_memory, s.seq_len, s.block_size)
     blocks_per_sequence = -(-s.seq_len // s.block_size)
-    shown = {
+
+    def fit(model: ModelConfig | MLAConfig) -> Fit:
+        per_token = bytes_per_token(model)
+        capacity = predict(model, kv_memory, s.seq_len, s.block_size)
+        return Fit(
+            per_token,
+            per_token * s.seq_len / GIB,
+            capacity.num_blocks,
+            capacity.max_concurrency,
+            capacity.num_blocks // blocks_per_sequence,
+        )
+
+    cache, mha, m = fit(s.model), None, s.model
+    if isinstance(m, ModelConfig):  # the same layers, a K and V per attention head
+        heads = s.attention_heads
+        mha = fit(ModelConfig("MHA", m.num_layers, heads, m.head_dim, m.dtype_bytes))
+    gib_total = cache.bytes_per_token * s.seq_len * s.batch / GIB
+    return Exploration(m, cache, gib_total, kv_memory / GIB, mha)
+
+
+def shown(e: Exploration) -> dict[str, str]:
+    """The outputs as the page shows them; "—" where one does not apply."""
+    m, per_token = e.model, e.cache.bytes_per_token
+    if isinstance(m, ModelConfig):
+        formula = f"2 × {m.num_layers} × {m.num_kv_heads} × {m.head_dim}"
+    else:
+        formula = f"{m.num_layers} × ({m.kv_lora_rank} + {m.qk_rope_head_dim})"
+    return {
         "bytes_per_token": f"{per_token:,}",
         "kib_per_token": f"{per_token / 1024:.1f}",
-        "gib_per_sequence": f"{per_token * s.seq_len / GIB:.2f}",
-        "gib_total": f"{per_token * s.seq_len * s.batch / GIB:.2f}",
-        "kv_memory_gib": f"{kv_memory / GIB:.2f}",
-        "num_blocks": f"{capacity.num_blocks:,}",
-        "max_concurrency": f"{capacity.max_concurrency:.2f}",
-        "sequences": f"{capacity.num_blocks // blocks_per_sequence:,}",
+        "gib_per_sequence": f"{e.cache.gib_per_sequence:.2f}",
+        "gib_total": f"{e.gib_total:.2f}",
+        "kv_memory_gib": f"{e.kv_memory_gib:.2f}",
+        "num_blocks": f"{e.cache.num_blocks:,}",
+        "max_concurrency": f"{e.cache.max_concurrency:.2f}",
+        "sequences": f"{e.cache.sequences:,}",
+        "formula": f"{formula} × {m.dtype_bytes} = {per_token:,}",
+        "mha_kib_per_token": f"{e.mha.bytes_per_token / 1024:.1f}" if e.mha else "—",
+        "mha_gib_per_sequence": f"{e.mha.gib_per_sequence:.2f}" if e.mha else "—",
+        "mha_sequences": f"{e.mha.sequences:,}" if e.mha else "—",
     }
-    if isinstance(s.model, ModelConfig):
-        m = s.model
-        shown["formula"] = (
-            f"2 × {m.num_layers} × {m.num_kv_heads} × {m.head_dim}"
-            f" × {m.dtype_bytes} = {per_token:,}"
-        )
-        mha = ModelConfig(
-            "MHA", m.num_layers, s.attention_heads, m.head_dim, m.dtype_bytes
-        )
-        mha_capacity = predict(mha, kv_memory, s.seq_len, s.block_size)
-        shown["mha_kib_per_token"] = f"{bytes_per_token(mha) / 1024:.1f}"
-        shown["mha_gib_per_sequence"] = f"{bytes_per_token(mha) * s.seq_len / GIB:.2f}"
-        shown["mha_sequences"] = f"{mha_capacity.num_blocks // blocks_per_sequence:,}"
-    else:
-        m = s.model
-        shown["formula"] = (
-            f"{m.num_layers} × ({m.kv_lora_rank} + {m.qk_rope_head_dim})"
-            f" × {m.dtype_bytes} = {per_token:,}"
-        )
-    return shown
 
 
 if __name__ == "__main__":
-    qwen = ModelConfig("Qwen2.5-7B-Instruct", 28, 4, 128, dtype_bytes=2)
+    qwen = read_presets()["Qwen2.5-7B-Instruct"]
     settings = Settings(
-        qwen,
-        attention_heads=28,
+        qwen.model,
+        qwen.attention_heads,
         seq_len=8192,
         batch=1,
         gpu_gib=24,
         utilization=0.92,
-        weights_bytes=int(7.61e9 * 2),
+        weights_bytes=weight_bytes(qwen.parameters_billion, "bf16"),
     )
-    for key, value in explore(settings).items():
+    for key, value in shown(explore(settings)).items():
         print(f"{key:>20}: {value}")

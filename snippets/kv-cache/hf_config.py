@@ -77,21 +77,43 @@ def from_hf_config(
     return ModelConfig(name, layers, kv_heads, head_dim, dtype_bytes)
 
 
+@dataclass(frozen=True)
+class Preset:
+    """One model of model_presets.json, as every user of the presets reads it."""
+
+    name: str
+    model: ModelConfig | MLAConfig  # what from_hf_config reads from its config.json
+    attention_heads: int
+    parameters_billion: float
+    max_position_embeddings: int
+    source: str  # the config.json it was copied from
+
+
+def read_presets(path: Path = PRESETS) -> dict[str, Preset]:
+    presets = {}
+    for m in json.loads(path.read_text(encoding="utf-8"))["models"]:
+        where = f"{path.name}, {m['name']}"
+        presets[m["name"]] = Preset(
+            m["name"],
+            from_hf_config(m["config"], m["name"]),
+            _field(m["config"], "num_attention_heads", where),
+            m["parameters_billion"],
+            _field(m["config"], "max_position_embeddings", where),
+            m["source"],
+        )
+    return presets
+
+
 def presets(path: Path = PRESETS) -> dict[str, ModelConfig | MLAConfig]:
-    models = json.loads(path.read_text(encoding="utf-8"))["models"]
-    return {m["name"]: from_hf_config(m["config"], m["name"]) for m in models}
+    return {name: preset.model for name, preset in read_presets(path).items()}
 
 
 if __name__ == "__main__":
     print(f"{'model':<26} {'KiB/token':>9} {'max context':>11} {'GiB/sequence':>12}")
-    max_context = {
-        m["name"]: m["config"]["max_position_embeddings"]
-        for m in json.loads(PRESETS.read_text(encoding="utf-8"))["models"]
-    }
-    for name, cfg in presets().items():
-        per_token = bytes_per_token(cfg)
-        context = max_context[name]
+    for p in read_presets().values():
+        per_token = bytes_per_token(p.model)
+        context = p.max_position_embeddings
         print(
-            f"{name:<26} {per_token / 1024:>9.1f} {context:>11,}"
+            f"{p.name:<26} {per_token / 1024:>9.1f} {context:>11,}"
             f" {per_token * context / 1024**3:>12.2f}"
         )

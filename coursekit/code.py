@@ -1,0 +1,180 @@
+"""The course's code as readers get it: every snippet folder's Python modules in one namespace.
+
+A lesson's code may import the code of an earlier lesson by its plain module name
+(`from kv_cache_size import ModelConfig`), as d2l's chapters build on each other. Module names
+are therefore unique across snippet folders. A snippet runs, and a lesson's code is downloaded,
+as its own folder plus the modules it imports from other folders (and the data files those
+modules name), and nothing else.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.abc
+import importlib.util
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from coursekit import ROOT
+
+# Files and folders of a snippet folder that the course's tooling reads and readers never run:
+# chart specs and their drawings, the GPU job's checks and in-page components.
+MACHINERY = ("charts.py", "charts", "gpu_checks.py", "components")
+
+
+def folders(root: Path = ROOT) -> list[Path]:
+    """Every snippet folder (snippets/<slug>/)."""
+    return sorted(path for path in (root / "snippets").iterdir() if path.is_dir()
+                  and not path.name.startswith((".", "__")))
+
+
+def is_machinery(path: Path, root: Path = ROOT) -> bool:
+    parts = path.relative_to(root / "snippets").parts
+    return len(parts) > 1 and parts[1] in MACHINERY
+
+
+def reader_files(folder: Path) -> list[Path]:
+    """The files of a snippet folder that readers get: all but the course's machinery."""
+    root = folder.parent.parent
+    return sorted(path for path in folder.rglob("*") if path.is_file()
+                  and "__pycache__" not in path.parts and not is_machinery(path, root))
+
+
+def module_files(root: Path = ROOT) -> dict[str, list[Path]]:
+    """Module name -> the files that define it (more than one is a problem: see clashes)."""
+    found = defaultdict(list)
+    for folder in folders(root):
+        for path in reader_files(folder):
+            if path.suffix == ".py" and path.parent == folder:
+                found[path.stem].append(path)
+    return dict(found)
+
+
+def clashes(root: Path = ROOT) -> list[str]:
+    """Module names defined in more than one snippet folder."""
+    return [
+        f"{name}.py is defined in {' and '.join(p.parent.name for p in paths)}: a module name"
+        " must be unique across snippet folders, since lessons import each other's code"
+        for name, paths in sorted(module_files(root).items()) if len(paths) > 1
+    ]
+
+
+def imported_names(path: Path) -> set[str]:
+    """Top-level names of the modules a file imports (absolute imports only)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def course_imports(path: Path, root: Path = ROOT) -> list[Path]:
+    """The course modules a file needs, transitively, from folders other than its own."""
+    modules = module_files(root)
+    seen, todo, needed = {path}, [path], []
+    while todo:
+        current = todo.pop()
+        for name in sorted(imported_names(current)):
+            if current.parent / f"{name}.py" in seen or name not in modules:
+                continue
+            module = (current.parent / f"{name}.py" if (current.parent / f"{name}.py").is_file()
+                      else modules[name][0])
+            if module not in seen:
+                seen.add(module)
+                todo.append(module)
+                if module.parent != path.parent:
+                    needed.append(module)
+    return sorted(needed)
+
+
+def data_files(module: Path) -> list[Path]:
+    """Files next to a module that it names in a string (e.g. "model_presets.json")."""
+    strings = {node.value for node in ast.walk(ast.parse(module.read_text("utf-8")))
+               if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    return sorted(module.parent / name for name in strings
+                  if "/" not in name and name != module.name
+                  and (module.parent / name).is_file())
+
+
+def bundle(folder: Path, root: Path = ROOT) -> dict[str, Path]:
+    """What a reader needs to run a folder's code: file name -> source file.
+
+    The folder's own files, plus each module it imports from another folder with the data
+    files that module names.
+    """
+    files = {path.relative_to(folder).as_posix(): path for path in reader_files(folder)}
+    for script in [path for path in reader_files(folder) if path.suffix == ".py"]:
+        for module in course_imports(script, root):
+            for path in (module, *data_files(module)):
+                files.setdefault(path.name, path)
+    return dict(sorted(files.items()))
+
+
+def borrowed(folder: Path, root: Path = ROOT) -> dict[str, list[str]]:
+    """Other snippet folder -> the modules this folder's code imports from it."""
+    found = defaultdict(set)
+    for script in [path for path in reader_files(folder) if path.suffix == ".py"]:
+        for module in course_imports(script, root):
+            found[module.parent.name].add(module.name)
+    return {name: sorted(modules) for name, modules in sorted(found.items())}
+
+
+def copy_bundle(folder: Path, dest: Path, root: Path = ROOT) -> None:
+    for name, source in bundle(folder, root).items():
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+
+
+def run_as_reader(script: Path, dest: Path, root: Path = ROOT,
+                  shown: str | None = None) -> subprocess.CompletedProcess:
+    """Run a snippet as a reader would: in dest, holding its folder and what it imports, on
+    the standard library only (-S: no site-packages; -E -s: nothing from the environment).
+    `shown` is the code as the page shows it, when that is what should run."""
+    copy_bundle(script.parent, dest, root)
+    if shown is not None:
+        (dest / script.name).write_text(shown, "utf-8")
+    return subprocess.run([sys.executable, "-E", "-s", "-S", script.name], cwd=dest,
+                          capture_output=True, text=True, timeout=60)
+
+
+class _LessonModules(importlib.abc.MetaPathFinder):
+    """Finds a course module by its plain name, wherever its snippet folder is."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def find_spec(self, name, path=None, target=None):
+        if "." in name:
+            return None
+        files = module_files(self.root).get(name)
+        if not files:
+            return None
+        if len(files) > 1:
+            raise ImportError(clashes(self.root)[0])
+        return importlib.util.spec_from_file_location(name, files[0])
+
+
+def install_finder(root: Path = ROOT) -> None:
+    """Let this process import course modules by their plain names, as a reader's folder does.
+
+    The tests, the chart tool and the hooks that compute with lesson code call this once.
+    A finder per course: a test may also load the code of a fixture course (with its own
+    module names).
+    """
+    if not any(isinstance(finder, _LessonModules) and finder.root == root
+               for finder in sys.meta_path):
+        sys.meta_path.append(_LessonModules(root))
+
+
+def load(path: Path, name: str, root: Path = ROOT):
+    """Load one file of a snippet folder's machinery (charts.py, gpu_checks.py) as a module."""
+    install_finder(root)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,128 @@
+"""In-page components: a fence named after a component becomes that component's HTML.
+
+A component lives in a snippet folder, beside the code it mirrors:
+
+    snippets/<slug>/components/<name>/
+        template.html   Jinja2; gets `labels` (the page's language), `options` (the fence's
+                        `key: value` lines), `data` (from data.py) and `assets`
+        labels.yml      {zh: {...}, en: {...}}: every text it shows, in both languages
+        data.py         optional: data(options) -> dict, computed with the lesson's code
+        script.js, style.css   optional: loaded only by the pages that show the component
+
+A page shows it with a fence at the start of a line:
+
+    ```<name>
+    option: value
+    ```
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import jinja2
+import yaml
+
+from coursekit import ROOT
+from coursekit.code import folders, load
+
+ASSETS = ("script.js", "style.css")
+
+
+@dataclass(frozen=True)
+class Component:
+    folder: Path  # snippets/<slug>/components/<name>
+    root: Path = ROOT
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+    @cached_property
+    def labels(self) -> dict[str, dict]:
+        path = self.folder / "labels.yml"
+        labels = yaml.safe_load(path.read_text("utf-8")) if path.is_file() else None
+        if not isinstance(labels, dict) or not all(isinstance(v, dict) for v in labels.values()):
+            raise ValueError(f"{self.where('labels.yml')}: needs one mapping of labels per"
+                             " language (zh: {...}, en: {...})")
+        return labels
+
+    def where(self, file: str = "") -> str:
+        return (self.folder / file).relative_to(self.root).as_posix()
+
+    def assets(self) -> list[Path]:
+        return [self.folder / name for name in ASSETS if (self.folder / name).is_file()]
+
+    def parity(self):
+        """The parity contract (parity.py), or None: cases() of link states, expected(state)
+        -> what each [data-key] element shows (or "error"), BROKEN = (old, new), a wrong
+        formula for script.js that the check must catch."""
+        source = self.folder / "parity.py"
+        if not source.is_file():
+            return None
+        return load(source, f"parity_{self.name.replace('-', '_')}", self.root)
+
+    def data(self, options: dict) -> dict:
+        source = self.folder / "data.py"
+        if not source.is_file():
+            return {}
+        module = load(source, f"component_{self.name.replace('-', '_')}", self.root)
+        return module.data(options)
+
+    def render(self, options: dict, language: str, asset_url) -> str:
+        """The component's HTML for a page; asset_url(file name) -> URL from that page."""
+        if language not in self.labels:
+            raise ValueError(f"{self.where('labels.yml')}: no {language} labels")
+        environment = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(self.folder), autoescape=True,
+            undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+        environment.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
+        template = environment.get_template("template.html")
+        assets = {path.name: asset_url(path.name) for path in self.assets()}
+        html = template.render(labels=self.labels[language], options=options,
+                               data=self.data(options), assets=assets)
+        tags = [f'<link rel="stylesheet" href="{assets["style.css"]}">'] if "style.css" in assets else []
+        tags += [f'<script src="{assets["script.js"]}" defer></script>'] if "script.js" in assets else []
+        # One line: Markdown keeps a raw HTML block only up to its first blank line.
+        return "\n".join(tags + [line for line in html.splitlines() if line.strip()])
+
+
+def components(root: Path = ROOT) -> dict[str, Component]:
+    """Every component of every snippet folder, by name."""
+    found = {}
+    for folder in folders(root):
+        for path in sorted((folder / "components").glob("*/template.html")):
+            component = Component(path.parent, root)
+            if component.name in found:
+                raise ValueError(f"{component.where()} and {found[component.name].where()}:"
+                                 " two components with one name")
+            found[component.name] = component
+    return found
+
+
+def label_problems(root: Path, languages: list[str]) -> list[str]:
+    """Every component has the same labels in every language."""
+    problems = []
+    for component in components(root).values():
+        try:
+            labels = component.labels
+        except ValueError as error:
+            problems.append(str(error))
+            continue
+        keys = {language: _keys(labels.get(language, {})) for language in languages}
+        first, *others = languages
+        problems += [f"{component.where('labels.yml')}: {language} lacks"
+                     f" {sorted(keys[first] - keys[language])}, has extra"
+                     f" {sorted(keys[language] - keys[first])} compared with {first}"
+                     for language in others if keys[language] != keys[first]]
+    return problems
+
+
+def _keys(labels: dict, prefix: str = "") -> set[str]:
+    keys = set()
+    for key, value in labels.items():
+        keys |= _keys(value, f"{prefix}{key}.") if isinstance(value, dict) else {prefix + key}
+    return keys

@@ -1,0 +1,213 @@
+"""vLLM's own source, read from the pinned release wheel (downloaded once, cached, never imported).
+
+Each function returns one kind of fact that the pages may quote: LLM(...) keywords, `vllm serve`
+flags, environment variables, log message formats and defaults.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+from functools import cache
+from pathlib import Path
+
+from coursekit import ROOT
+
+# sha256 of vllm-0.26.0-cp38-abi3-manylinux_2_28_x86_64.whl as published on PyPI.
+WHEEL_SHA256 = "adb1e4c9b46d0dfdb094121ae5aad670a42412dd813ed4e5db069ed6a15006de"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "llm-course"
+
+
+def pinned_version() -> str:
+    """The vLLM version the GPU labs install (requirements-gpu.txt)."""
+    text = (ROOT / "requirements-gpu.txt").read_text("utf-8")
+    return re.search(r"^vllm==([\w.]+)$", text, re.M)[1]
+
+
+def source_dir() -> Path:
+    """The wheel's vllm/ sources; downloads the wheel with pip the first time."""
+    version = pinned_version()
+    target = CACHE / f"vllm-{version}"
+    if (target / ".complete").exists():
+        return target
+    with tempfile.TemporaryDirectory() as download:
+        pip = subprocess.run(
+            [sys.executable, "-m", "pip", "download", f"vllm=={version}", "--no-deps",
+             "--only-binary=:all:", "--platform", "manylinux_2_28_x86_64", "--quiet",
+             "--disable-pip-version-check", "-d", download],
+            capture_output=True, text=True,
+        )
+        wheels = list(Path(download).glob("vllm-*.whl"))
+        if pip.returncode or not wheels:
+            raise RuntimeError(f"could not download the vllm=={version} wheel:\n{pip.stderr}")
+        digest = hashlib.sha256(wheels[0].read_bytes()).hexdigest()
+        if digest != WHEEL_SHA256:
+            raise RuntimeError(f"{wheels[0].name} has sha256 {digest}, expected {WHEEL_SHA256}")
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            for name in wheel.namelist():
+                if name.startswith("vllm/") and name.endswith(".py"):
+                    wheel.extract(name, target)
+    (target / ".complete").write_text(version)
+    return target
+
+
+def _tree(src: Path, relative: str) -> ast.Module:
+    return ast.parse((src / relative).read_text("utf-8"))
+
+
+def _class(tree: ast.Module, name: str) -> ast.ClassDef:
+    return next(node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+                and node.name == name)
+
+
+def _fields(cls: ast.ClassDef) -> dict[str, ast.expr | None]:
+    return {node.target.id: node.value for node in cls.body
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
+
+
+def _literal(node):
+    """A default as Python value; unwraps Field(default=...)."""
+    if isinstance(node, ast.Call) and ast.unparse(node.func) in ("Field", "field"):
+        node = next((kw.value for kw in node.keywords if kw.arg == "default"), None)
+    return ast.literal_eval(node) if node is not None else None
+
+
+@cache
+def llm_init_defaults(src: Path) -> dict[str, object]:
+    init = next(node for node in _class(_tree(src, "vllm/entrypoints/llm.py"), "LLM").body
+                if isinstance(node, ast.FunctionDef) and node.name == "__init__")
+    arguments = init.args
+    names = [arg.arg for arg in arguments.args + arguments.kwonlyargs if arg.arg != "self"]
+    defaults = [None] * (len(arguments.args) - len(arguments.defaults)) + arguments.defaults
+    values = dict(zip([a.arg for a in arguments.args], defaults))
+    values.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)})
+    return {name: _safe_literal(values.get(name)) for name in names}
+
+
+def _safe_literal(node):
+    try:
+        return _literal(node)
+    except ValueError:
+        return ast.unparse(node)
+
+
+@cache
+def engine_args(src: Path) -> set[str]:
+    """LLM(**kwargs) passes every other keyword on to EngineArgs."""
+    return set(_fields(_class(_tree(src, "vllm/engine/arg_utils.py"), "EngineArgs")))
+
+
+@cache
+def llm_keywords(src: Path) -> set[str]:
+    return set(llm_init_defaults(src)) | engine_args(src)
+
+
+@cache
+def sampling_params(src: Path) -> set[str]:
+    return set(_fields(_class(_tree(src, "vllm/sampling_params.py"), "SamplingParams")))
+
+
+@cache
+def serve_flags(src: Path) -> set[str]:
+    """Engine flags are string literals in add_argument calls; server flags are derived from
+    the fields of the frontend argument classes (entrypoints/openai/cli_args.py)."""
+    flags = set()
+    for relative in ("vllm/engine/arg_utils.py", "vllm/entrypoints/openai/cli_args.py"):
+        for node in ast.walk(_tree(src, relative)):
+            if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"):
+                flags |= {arg.value for arg in node.args if isinstance(arg, ast.Constant)
+                          and isinstance(arg.value, str) and arg.value.startswith("--")}
+    cli_args = _tree(src, "vllm/entrypoints/openai/cli_args.py")
+    for cls in (node for node in cli_args.body if isinstance(node, ast.ClassDef)):
+        if cls.name.endswith("FrontendArgs"):
+            flags |= {"--" + name.replace("_", "-") for name in _fields(cls)}
+    return flags
+
+
+@cache
+def env_vars(src: Path) -> set[str]:
+    tree = _tree(src, "vllm/envs.py")
+    mapping = next(node.value for node in tree.body if isinstance(node, ast.AnnAssign)
+                   and getattr(node.target, "id", "") == "environment_variables")
+    return {key.value for key in mapping.keys if isinstance(key, ast.Constant)}
+
+
+@cache
+def cache_config_defaults(src: Path) -> dict[str, object]:
+    cls = _class(_tree(src, "vllm/config/cache.py"), "CacheConfig")
+    defaults = {name: _safe_literal(value) for name, value in _fields(cls).items()}
+    if defaults.get("block_size") is None:
+        # block_size: Field(default=None) is filled in with CacheConfig.DEFAULT_BLOCK_SIZE.
+        defaults["block_size"] = defaults["DEFAULT_BLOCK_SIZE"]
+    defaults["kv_cache_dtype"] = defaults["cache_dtype"]  # the LLM/CLI name of cache_dtype
+    return defaults
+
+
+@cache
+def _config_classes(src: Path) -> dict[str, ast.ClassDef]:
+    return {node.name: node for path in sorted((src / "vllm/config").glob("*.py"))
+            for node in ast.parse(path.read_text("utf-8")).body if isinstance(node, ast.ClassDef)}
+
+
+def _engine_default(src: Path, option: str):
+    """EngineArgs defaults are literals or references such as `ModelConfig.max_model_len`."""
+    value = _fields(_class(_tree(src, "vllm/engine/arg_utils.py"), "EngineArgs"))[option]
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+        value = _fields(_config_classes(src)[value.value.id])[value.attr]
+    return _literal(value)
+
+
+def default(src: Path, option: str):
+    """vLLM's default for an LLM(...) keyword; KeyError when no rule here knows it."""
+    init = llm_init_defaults(src)
+    if option in init:
+        return init[option]
+    cache_config = cache_config_defaults(src)
+    if option in cache_config:
+        return cache_config[option]
+    return _engine_default(src, option)
+
+
+# Options whose accepted values a page may list, and the Literal type in vllm/config/cache.py.
+CHOICES = {"kv_cache_dtype": "CacheDType"}
+
+
+@cache
+def choices(src: Path, option: str) -> list[str]:
+    tree = _tree(src, "vllm/config/cache.py")
+    literal = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                   and getattr(node.targets[0], "id", "") == CHOICES[option])
+    return [element.value for element in literal.slice.elts]
+
+
+@cache
+def _texts(src: Path) -> dict[Path, str]:
+    return {path: path.read_text("utf-8") for path in sorted(src.rglob("*.py"))}
+
+
+def files_containing(src: Path, text: str) -> list[Path]:
+    return [path for path, source in _texts(src).items() if text in source]
+
+
+@cache
+def log_formats(path: Path) -> list[str]:
+    """Every %-format string constant in one vLLM source file."""
+    return [node.value for node in ast.walk(ast.parse(path.read_text("utf-8")))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "%" in node.value]
+
+
+def format_regex(log_format: str) -> re.Pattern:
+    """`GPU KV cache size: %s tokens` -> a regex matching what logging prints for it."""
+    parts = re.split(r"(%[-+ #0]*\d*(?:\.\d+)?[sdfgx])", log_format)
+    pattern = "".join(
+        (r"-?\d+" if part.endswith("d") else r"-?[\d.]+" if part[-1] in "fg" else r".+?")
+        if index % 2 else re.escape(part)
+        for index, part in enumerate(parts)
+    )
+    return re.compile(pattern + "$")

@@ -1,0 +1,86 @@
+"""A lesson's code to download: the fence
+
+    ```lesson-code
+    snippets: <slug>
+    ```
+
+on docs/lessons/<slug>.<lang>.md becomes a box with a link to snippets/<slug>/ as one zip (with
+the modules it imports from earlier lessons, coursekit/code.py), naming those lessons. The zips
+are written with the site. (An empty fence would confuse pytest-examples' fence matching.)
+
+Labels come from `extra.lesson_code` of the language being built (mkdocs.yml)."""
+
+import re
+import zipfile
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
+
+from coursekit.code import borrowed, bundle
+
+FENCE = re.compile(r"^```lesson-code[ \t]*\nsnippets: *(?P<slug>[\w-]+)[ \t]*\n```[ \t]*$", re.M)
+
+
+def archive_url(slug: str) -> str:
+    return f"assets/code/{slug}.zip"
+
+
+def _lesson_title(docs: Path, slug: str, language: str) -> str | None:
+    page = docs / "lessons" / f"{slug}.{language}.md"
+    if not page.is_file():
+        return None
+    title = next((line for line in page.read_text("utf-8").splitlines()
+                  if line.startswith("# ")), f"# {slug}")
+    return title[2:].strip()
+
+
+def on_page_markdown(markdown, page, config, files):
+    if "```lesson-code" not in markdown:
+        return markdown
+    where, language = page.file.src_uri, page.file.locale
+    root = Path(config.config_file_path).parent
+
+    def box(match):
+        slug = match["slug"]
+        folder = root / "snippets" / slug
+        if not folder.is_dir():
+            raise PluginError(f"{where}: lesson-code names snippets/{slug}/, which does not exist")
+        return render(root, folder, config, page, language)
+
+    markdown = FENCE.sub(box, markdown)
+    if "```lesson-code" in markdown:
+        raise PluginError(f"{where}: a lesson-code fence starts at the beginning of a line and"
+                          " holds one line, snippets: <snippet folder>")
+    return markdown
+
+
+def render(root, folder, config, page, language) -> str:
+    slug = folder.name
+    labels = config.extra["lesson_code"]
+    href = get_relative_url(archive_url(slug), page.url)
+    lines = [f'!!! example "{labels["title"]}"', "",
+             f'    {labels["download"]} <a href="{href}" download>{slug}.zip</a>']
+    for other, modules in borrowed(folder, root).items():
+        names = labels["separator"].join(f"`{name}`" for name in modules)
+        title = _lesson_title(Path(config.docs_dir), other, language)
+        source = f"[{title}]({other}.md)" if title else f"`snippets/{other}/`"
+        lines += ["", f"    {labels['imports'].format(modules=names, lesson=source)}"]
+    return "\n".join(lines) + "\n"
+
+
+def on_post_build(config):
+    root = Path(config.config_file_path).parent
+    for page in sorted((root / "docs" / "lessons").glob("*.md")):
+        slug = page.name.split(".")[0]
+        folder = root / "snippets" / slug
+        target = Path(config.site_dir) / archive_url(slug)
+        if not folder.is_dir() or target.exists():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, source in bundle(folder, root).items():
+                # A fixed date: the same code gives the same zip.
+                info = zipfile.ZipInfo(f"{slug}/{name}", date_time=(2020, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(info, source.read_bytes())

@@ -1,0 +1,100 @@
+"""The explorer's form, and the presets it fills in, read by the lesson's own code.
+
+The fence names the preset shown first (`model: ...`). Each preset comes with the
+numbers it puts in the form, read from its config.json by hf_config.py, so the page's
+script only copies them into the fields.
+"""
+
+from explorer import WEIGHT_BYTES
+from hf_config import MLAConfig, Preset, read_presets
+
+GPUS = {
+    "RTX 4090 (24 GB)": 24,
+    "RTX 3090 (24 GB)": 24,
+    "L40S (48 GB)": 48,
+    "A100 (80 GB)": 80,
+    "H100 (80 GB)": 80,
+}
+KV_DTYPES = {"2": "BF16 / FP16", "1:fp8": "FP8", "1:int8": "INT8"}  # bytes[:name]
+WEIGHT_NAMES = {"bf16": "BF16", "fp8": "FP8", "awq": "AWQ 4-bit"}
+# (input, kind, default) in the order the form shows them; kind decides the check. The
+# fence's preset replaces the defaults of the fields it fills in.
+FIELDS = [
+    ("layers", "int", 28),
+    ("kv_heads", "int", 4),
+    ("head_dim", "int", 128),
+    ("attention_heads", "int", 28),
+    ("kv_lora_rank", "int", 512),
+    ("qk_rope_head_dim", "int", 64),
+    ("seq_len", "int", 8192),
+    ("batch", "int", 1),
+    ("gpu_gib", "number", 24),
+    ("params_billion", "number", 7.61),
+    ("weights_gib", "number", 14),
+    ("utilization", "fraction", 0.92),
+    ("block_size", "int", 16),
+]
+# The results, in the order the table shows them: the keys of explorer.shown().
+OUTPUTS = [
+    "bytes_per_token",
+    "kib_per_token",
+    "gib_per_sequence",
+    "gib_total",
+    "kv_memory_gib",
+    "num_blocks",
+    "max_concurrency",
+    "sequences",
+    "formula",
+    "mha_kib_per_token",
+    "mha_gib_per_sequence",
+    "mha_sequences",
+]
+
+
+def form_fields(preset: Preset) -> dict[str, int | float]:
+    """What choosing a preset puts in the form."""
+    m = preset.model
+    if isinstance(m, MLAConfig):
+        shape = {"kv_lora_rank": m.kv_lora_rank, "qk_rope_head_dim": m.qk_rope_head_dim}
+    else:
+        shape = {"kv_heads": m.num_kv_heads, "head_dim": m.head_dim}
+    return {
+        "layers": m.num_layers,
+        **shape,
+        "attention_heads": preset.attention_heads,
+        "params_billion": preset.parameters_billion,
+    }
+
+
+def data(options: dict) -> dict:
+    presets = read_presets()
+    if set(options) != {"model"}:
+        raise ValueError("the fence holds one line, model: <the preset shown first>")
+    if options["model"] not in presets:
+        raise ValueError(f"model {options['model']!r} is not in model_presets.json")
+    if set(WEIGHT_NAMES) != set(WEIGHT_BYTES):
+        raise ValueError("WEIGHT_NAMES and explorer.WEIGHT_BYTES name other precisions")
+    first = form_fields(presets[options["model"]])
+    return {
+        "presets": [
+            {
+                "name": p.name,
+                "mla": isinstance(p.model, MLAConfig),
+                "fields": form_fields(p),
+            }
+            for p in presets.values()
+        ],
+        "weight_bytes": WEIGHT_BYTES,
+        # Each drop-down list's choices as (value, text); "custom" comes after them.
+        "choices": {
+            "model": [(name, name) for name in presets],
+            "kv_dtype": list(KV_DTYPES.items()),
+            "gpu": [(str(gib), name) for name, gib in GPUS.items()],
+            "weight_dtype": list(WEIGHT_NAMES.items()),
+        },
+        "inputs": [
+            {"name": name, "kind": kind, "value": first.get(name, default)}
+            for name, kind, default in FIELDS
+        ],
+        "outputs": OUTPUTS,
+    }

@@ -1,0 +1,1 @@
+pip install vllm==0.26.0

@@ -1,0 +1,84 @@
+"""Lessons import each other's code by module name; a snippet runs, and a lesson's code is
+downloaded, as its folder plus what it imports (coursekit/code.py)."""
+
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from coursekit import ROOT
+from coursekit.code import borrowed, bundle, clashes, course_imports
+from coursekit.pages import pages, python_blocks
+
+
+def write(root, files: dict[str, str]):
+    for name, text in files.items():
+        path = root / "snippets" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+    return root
+
+
+@pytest.fixture
+def two_lessons(tmp_path):
+    return write(tmp_path, {
+        "one/sizes.py": 'import json\nfrom pathlib import Path\n\n'
+                        'TABLE = json.loads(Path(__file__).with_name("table.json").read_text())\n',
+        "one/table.json": '{"a": 1}\n',
+        "one/unrelated.txt": "not needed by two\n",
+        "one/charts.py": "def charts():\n    return {}\n",
+        "two/use.py": "from helper import twice\n\nprint(twice())\n",
+        "two/helper.py": "from sizes import TABLE\n\n\ndef twice():\n    return 2 * TABLE['a']\n",
+    })
+
+
+def test_imports_from_other_lessons_are_followed(two_lessons):
+    folder = two_lessons / "snippets/two"
+    assert course_imports(folder / "use.py", two_lessons) == [two_lessons / "snippets/one/sizes.py"]
+    assert list(bundle(folder, two_lessons)) == ["helper.py", "sizes.py", "table.json", "use.py"]
+    assert borrowed(folder, two_lessons) == {"one": ["sizes.py"]}
+    # The machinery (charts.py) is no reader's code and is never bundled.
+    assert "charts.py" not in bundle(two_lessons / "snippets/one", two_lessons)
+
+
+def test_a_module_name_in_two_lessons_is_a_problem(two_lessons):
+    write(two_lessons, {"two/sizes.py": "TABLE = {}\n"})
+    assert clashes(two_lessons) == [
+        "sizes.py is defined in one and two: a module name must be unique across snippet"
+        " folders, since lessons import each other's code"]
+
+
+def lesson_archives(site):
+    return sorted((site / "assets" / "code").glob("*.zip"))
+
+
+def test_every_lesson_has_its_archive(site):
+    lessons = {path.name.split(".")[0] for path in (ROOT / "docs/lessons").glob("*.md")
+               if (ROOT / "snippets" / path.name.split(".")[0]).is_dir()}
+    assert {path.stem for path in lesson_archives(site)} == lessons
+
+
+@pytest.mark.parametrize("slug", sorted({page.name.split("/")[1] for page in pages()
+                                          if page.name.startswith("lessons/")
+                                          and (ROOT / "snippets" / page.name.split("/")[1]).is_dir()}))
+def test_downloaded_code_runs_as_the_page_shows(site, slug, tmp_path):
+    with zipfile.ZipFile(site / "assets" / "code" / f"{slug}.zip") as archive:
+        archive.extractall(tmp_path)
+    folder = tmp_path / slug
+    blocks = {block.code.include: block for page in pages() if page.name == f"lessons/{slug}"
+              for block in python_blocks(page)[0] if not block.gpu}
+    assert blocks, f"lessons/{slug} shows no offline block"
+    for include, block in blocks.items():
+        script = include.split("/", 1)[1]
+        run = subprocess.run([sys.executable, "-E", "-s", "-S", script], cwd=folder,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, f"{slug}.zip: {script} failed:\n{run.stderr}"
+        assert run.stdout == block.output.expanded, f"{slug}.zip: {script} prints other output"
+
+
+def test_the_lesson_page_links_its_archive(site):
+    for slug in [path.stem for path in lesson_archives(site)]:
+        for prefix, href in (("", "../../assets/code/"), ("en/", "../../../assets/code/")):
+            html = (site / prefix / "lessons" / slug / "index.html").read_text("utf-8")
+            assert f'href="{href}{slug}.zip" download' in html, (prefix, slug)

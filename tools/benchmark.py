@@ -1,0 +1,163 @@
+"""Measure the course: the test suite as a multiple of one strict build, the full build and the
+build time per page as lessons are added, the rebuild under `mkdocs serve`, and what each page
+transfers.
+
+Run: .venv/bin/python tools/benchmark.py [--runs N] [--no-suite]
+A report, not a test: timings on a shared 2-core machine are noisy, so it prints medians and
+ratios measured in the same run.
+Targets: suite <= 15 strict builds, full build <= 5 s, rebuild <= 2 s, lesson page <= 1 MB.
+"""
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from coursekit import ROOT
+from coursekit.browser import chromium, free_port, serve
+from coursekit.scaffold import new_lesson
+from coursekit.site import copy_course, mkdocs_build
+
+
+def full_build_seconds(runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as site:
+            start = time.perf_counter()
+            result = mkdocs_build(ROOT, Path(site))
+            times.append(time.perf_counter() - start)
+            if result.returncode:
+                sys.exit(f"mkdocs build failed:\n{result.stderr}")
+    return times
+
+
+def fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode("utf-8")
+    except OSError:
+        return ""
+
+
+def rebuild_seconds(runs: int) -> list[float]:
+    """Time from saving an edited page to `mkdocs serve` serving the new text."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = copy_course(Path(tmp) / "course")
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/lessons/kv-cache/"
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+            cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while "KV" not in fetch(url):
+                if time.monotonic() > deadline:
+                    sys.exit("mkdocs serve did not start within 60 s")
+                time.sleep(0.2)
+            page = repo / "docs/lessons/kv-cache.zh.md"
+            times = []
+            for run in range(runs):
+                marker = f"benchmark-edit-{run}"
+                start = time.perf_counter()
+                page.write_text(page.read_text("utf-8") + f"\n{marker}\n", "utf-8")
+                while marker not in fetch(url):
+                    if time.perf_counter() - start > 60:
+                        sys.exit("the edited page was not served within 60 s")
+                    time.sleep(0.05)
+                times.append(time.perf_counter() - start)
+            return times
+        finally:
+            server.terminate()
+            server.wait()
+
+
+def page_transfers(site: Path, compress: bool) -> dict[str, tuple[int, int]]:
+    """Bytes received (bodies and headers) and requests, per page, loaded in Chromium."""
+    results = {}
+    with serve(site, compress) as base, chromium() as browser:
+        for html in sorted(site.rglob("index.html")):
+            path = "/" + html.parent.relative_to(site).as_posix().removeprefix(".") + "/"
+            path = path.replace("//", "/")
+            context = browser.new_context()
+            page = context.new_page()
+            requests = []
+            page.on("requestfinished", lambda request: requests.append(request))
+            page.goto(base + path, wait_until="networkidle")
+            total = 0
+            for request in requests:
+                sizes = request.sizes()
+                total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+            results[path] = (total, len(requests))
+            context.close()
+    return results
+
+
+def suite_seconds() -> float:
+    """One run of the README's test suite (set-up already done), as CI runs it."""
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q"], cwd=ROOT,
+                            capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if result.returncode:
+        sys.exit(f"the test suite failed:\n{result.stdout[-3000:]}")
+    return seconds
+
+
+def growth(counts=(0, 5, 10)) -> list[tuple[int, int, float]]:
+    """(scaffolded lessons, pages, build seconds) for copies of the course with more lessons."""
+    rows = []
+    for count in counts:
+        with tempfile.TemporaryDirectory() as tmp:
+            course = copy_course(Path(tmp) / "course")
+            for number in range(count):
+                new_lesson(course, f"benchmark-lesson-{number}", f"测量课 {number}",
+                           f"Benchmark lesson {number}")
+            start = time.perf_counter()
+            result = mkdocs_build(course, Path(tmp) / "site")
+            seconds = time.perf_counter() - start
+            if result.returncode:
+                sys.exit(f"the course with {count} more lessons does not build:\n{result.stderr}")
+            pages = len(list((Path(tmp) / "site").rglob("index.html")))
+            rows.append((count, pages, seconds))
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per timing (default 5)")
+    parser.add_argument("--no-suite", action="store_true", help="skip timing the test suite")
+    arguments = parser.parse_args()
+    runs = arguments.runs
+
+    if not arguments.no_suite:
+        suite = suite_seconds()
+        build = statistics.median(full_build_seconds(3))
+        print(f"test suite: {suite:.0f} s = {suite / build:.1f} strict builds of the course"
+              f" ({build:.2f} s, median of 3, same run); target <= 15")
+    for count, pages, seconds in growth():
+        print(f"course + {count:>2} scaffolded lessons: {pages} pages built in {seconds:.2f} s,"
+              f" {1000 * seconds / pages:.0f} ms per page")
+    builds = full_build_seconds(runs)
+    print(f"full build --strict: median {statistics.median(builds):.2f} s"
+          f" over {runs} runs (min {min(builds):.2f}, max {max(builds):.2f}); target <= 5 s")
+    rebuilds = rebuild_seconds(runs)
+    print(f"rebuild after editing one page under mkdocs serve: median"
+          f" {statistics.median(rebuilds):.2f} s over {runs} edits; target <= 2 s")
+    with tempfile.TemporaryDirectory() as site:
+        mkdocs_build(ROOT, Path(site))
+        plain = page_transfers(Path(site), compress=False)
+        gzipped = page_transfers(Path(site), compress=True)
+        print("page transfers in Chromium: uncompressed / gzip (as GitHub Pages serves them)")
+        for path, (size, count) in plain.items():
+            print(f"  {path:<32} {size / 1000:7.1f} kB / {gzipped[path][0] / 1000:6.1f} kB"
+                  f" in {count:2d} requests")
+    print("target: lesson page <= 1000 kB")
+
+
+if __name__ == "__main__":
+    main()
