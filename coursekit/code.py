@@ -146,7 +146,7 @@ class _LessonModules(importlib.abc.MetaPathFinder):
     """Finds a course module by its plain name, wherever its snippet folder is."""
 
     def __init__(self, root: Path):
-        self.root = root
+        self.root = root  # the course whose snippet folders it searches
 
     def find_spec(self, name, path=None, target=None):
         if "." in name:
@@ -160,21 +160,32 @@ class _LessonModules(importlib.abc.MetaPathFinder):
 
 
 def install_finder(root: Path = ROOT) -> None:
-    """Let this process import course modules by their plain names, as a reader's folder does.
-
-    The tests, the chart tool and the hooks that compute with lesson code call this once.
-    A finder per course: a test may also load the code of a fixture course (with its own
-    module names).
-    """
-    if not any(isinstance(finder, _LessonModules) and finder.root == root
-               for finder in sys.meta_path):
-        sys.meta_path.append(_LessonModules(root))
+    """Let this process import the course's modules by their plain names, as a reader's
+    folder does. The tests and the tools call this once; load() switches it to another
+    course (a fixture course, a copy) for as long as it runs that course's code."""
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.append(_FINDER)
+    if _FINDER.root != root:
+        _FINDER.root = root
+        # Modules of the same name from another course must be imported afresh.
+        for name, files in module_files(root).items():
+            module = sys.modules.get(name)
+            if module is not None and Path(getattr(module, "__file__", "")) != files[0]:
+                del sys.modules[name]
 
 
 def load(path: Path, name: str, root: Path = ROOT):
-    """Load one file of a snippet folder's machinery (charts.py, gpu_checks.py) as a module."""
+    """Run one file of a snippet folder's machinery (charts.py, gpu_checks.py, a component's
+    data.py or parity.py) as a module, with the course at root importable."""
+    previous = _FINDER.root
     install_finder(root)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        install_finder(previous)
     return module
+
+
+_FINDER = _LessonModules(ROOT)

@@ -86,8 +86,13 @@ class Component:
                                data=self.data(options), assets=assets)
         tags = [f'<link rel="stylesheet" href="{assets["style.css"]}">'] if "style.css" in assets else []
         tags += [f'<script src="{assets["script.js"]}" defer></script>'] if "script.js" in assets else []
-        # One line: Markdown keeps a raw HTML block only up to its first blank line.
-        return "\n".join(tags + [line for line in html.splitlines() if line.strip()])
+        # The tags go inside the template's one root element, at its end: Markdown keeps a raw
+        # HTML block only up to the root's closing tag and its first blank line.
+        lines = [line for line in html.splitlines() if line.strip()]
+        if not lines or not lines[-1].lstrip().startswith("</"):
+            raise ValueError(f"{self.where('template.html')}: the template is one root element,"
+                             " closed on its own last line")
+        return "\n".join(lines[:-1] + tags + lines[-1:])
 
 
 def components(root: Path = ROOT) -> dict[str, Component]:

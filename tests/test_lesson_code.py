@@ -10,6 +10,7 @@ import pytest
 from coursekit import ROOT
 from coursekit.code import borrowed, bundle, clashes, course_imports
 from coursekit.pages import pages, python_blocks
+from coursekit.site import mkdocs_build
 
 
 def write(root, files: dict[str, str]):
@@ -82,3 +83,24 @@ def test_the_lesson_page_links_its_archive(site):
         for prefix, href in (("", "../../assets/code/"), ("en/", "../../../assets/code/")):
             html = (site / prefix / "lessons" / slug / "index.html").read_text("utf-8")
             assert f'href="{href}{slug}.zip" download' in html, (prefix, slug)
+
+
+def test_a_lesson_that_borrows_code_says_so_and_ships_it(course, tmp_path, edit):
+    (course / "snippets/second/uses_first.py").write_text(
+        "from first_size import bytes_per_token\n\nprint(bytes_per_token(4, 8))\n", "utf-8")
+    (course / "snippets/second/uses_first.out").write_text("64\n", "utf-8")
+    for page, title in (("second.zh.md", "输出"), ("second.en.md", "Output")):
+        edit(course / "docs/lessons" / page, "```lesson-code\n",
+             '```python title="uses_first.py"\n--8<-- "second/uses_first.py"\n```\n\n'
+             f'```text title="{title}"\n--8<-- "second/uses_first.out"\n```\n\n```lesson-code\n')
+    result = mkdocs_build(course, tmp_path / "site")
+    assert result.returncode == 0, result.stderr
+    zh = (tmp_path / "site/lessons/second/index.html").read_text("utf-8")
+    en = (tmp_path / "site/en/lessons/second/index.html").read_text("utf-8")
+    assert 'It imports <code>first_size.py</code> from <a href="../first/">First lesson</a>.' in en
+    assert '它导入了<a href="../first/">第一课</a>的 <code>first_size.py</code>。' in zh
+    with zipfile.ZipFile(tmp_path / "site/assets/code/second.zip") as archive:
+        archive.extractall(tmp_path / "unzipped")
+    run = subprocess.run([sys.executable, "-E", "-s", "-S", "uses_first.py"],
+                         cwd=tmp_path / "unzipped/second", capture_output=True, text=True)
+    assert run.stdout == "64\n", run.stderr
