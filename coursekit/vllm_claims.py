@@ -119,7 +119,7 @@ def check(claim: Claim, src: Path) -> str | None:
         owner, name = claim.name.split(".")
         known = {"LLM": vllm.llm_keywords, "SamplingParams": vllm.sampling_params}
         if owner not in known:
-            return f"no rule here reads the keywords of vllm.{owner}: add one to tests/vllm_source.py"
+            return f"no rule here reads the keywords of vllm.{owner}: add one to coursekit/vllm_source.py"
         if name in known[owner](src):
             return None
         return f"vllm.{owner} takes no keyword {name!r} (LLM passes extra keywords to EngineArgs)"
@@ -135,7 +135,7 @@ def check(claim: Claim, src: Path) -> str | None:
         try:
             actual = vllm.default(src, claim.name)
         except KeyError:
-            return f"no rule here reads the default of {claim.name}: add one to tests/vllm_source.py"
+            return f"no rule here reads the default of {claim.name}: add one to coursekit/vllm_source.py"
         return None if claim.value == str(actual) else f"the default of {claim.name} is {actual!r}"
     if claim.kind == "choice":
         accepted = vllm.choices(src, claim.name)
