@@ -45,6 +45,13 @@ from coursekit.pages import fences, pages
 
 START_TIMEOUT = 900  # seconds: a first run downloads the model's weights
 CHECKS_FILE = "gpu_checks.py"
+# Set by `.ci/gpu-job --dry-run`, where stand-ins (tests/stand_in_vllm) play vLLM, torch and the
+# GPU: every figure a Lab reports then says so. The stand-ins refuse to run without it.
+DRY_RUN = "GPU_LAB_DRY_RUN"
+
+
+def dry_run() -> bool:
+    return os.environ.get(DRY_RUN) == "1"
 
 
 @dataclass(frozen=True)
@@ -249,8 +256,9 @@ class Lab:
             out.seek(0)
             stdout = out.read()
         text = log_path.read_text("utf-8", "replace")
+        printed = f"\nwhat it printed:\n{stdout[-3000:]}" if stdout.strip() else ""
         assert returncode == 0, f"{name} failed (exit {returncode}); its log: {log_path}\n" + (
-            _tail(log_path))
+            _tail(log_path) + printed)
         return Run(stdout, text)
 
     @contextmanager
@@ -286,9 +294,15 @@ class Lab:
                 _stop(process)
 
     def report(self, title: str, rows: dict[str, object]) -> None:
-        """Figures for the job summary (GitHub's step summary when the job runs there)."""
-        lines = [f"### {title}", "", "| | |", "|---|---|"]
-        lines += [f"| {key} | {value} |" for key, value in rows.items()]
+        """Figures for the job summary (GitHub's step summary when the job runs there). In a
+        dry run every line says so: its figures come from the stand-in, not from a GPU."""
+        if dry_run():
+            lines = [f"### Dry run, no GPU: {title}", "", "| dry run | stand-in's figures |",
+                     "|---|---|"]
+            lines += [f"| dry run: {key} | {value} |" for key, value in rows.items()]
+        else:
+            lines = [f"### {title}", "", "| | |", "|---|---|"]
+            lines += [f"| {key} | {value} |" for key, value in rows.items()]
         text = "\n".join(lines) + "\n\n"
         print(text)
         if self.summary_file:

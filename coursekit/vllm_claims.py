@@ -2,20 +2,28 @@
 
 Claims are found, not listed: LLM(...) and SamplingParams(...) keywords and `# default X`
 comments in Python snippets, flags of `vllm serve` commands and `--flag` code spans, VLLM_*
-environment variables, lines of `.log` snippets, rows of option tables
-(| `keyword` | `--flag` | `default` | ... |) and every "vLLM x.y.z" / "vllm==x.y.z".
+environment variables, lines of `.log` snippets and log lines quoted in prose (a code span of
+three or more words ending with a full stop), rows of option tables
+(| `keyword` | `--flag` | `default` | ... |), every "vLLM x.y.z" / "vllm==x.y.z", and what the
+prose says the wheel requires: `package==x.y.z` (its METADATA's Requires-Dist), "CUDA N" (the
+CUDA runtime its extensions link) and "Python 3.a–3.b" (its Requires-Python).
+
+Besides claims, tab_problems finds the labs whose two tabs, a Python `LLM(...)` and a
+`vllm serve` command, do not configure the engine the same way.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import shlex
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from coursekit import vllm_source as vllm
-from coursekit.pages import fence_lines, pages, snippet_file
+from coursekit.code import module_files
+from coursekit.pages import INCLUDE, fence_lines, pages, snippet_file
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 ENV = re.compile(r"\bVLLM_[A-Z0-9_]+\b")
@@ -23,6 +31,10 @@ VERSION = re.compile(r"\b(?:vLLM |vllm==)(\d+\.\d+\.\d+)\b")
 CODE_SPAN = re.compile(r"`([^`]+)`")
 TABLE_ROW = re.compile(r"^\|\s*`(\w+)`\s*\|\s*`(--[\w-]+)`\s*\|\s*`([^`]*)`\s*\|(.*)\|\s*$")
 DEFAULT_COMMENT = re.compile(r"#.*\bdefault ([\w.]+)")
+REQUIREMENT = re.compile(r"`([A-Za-z][\w.-]*)==(\d[\w.]*)`")
+CUDA = re.compile(r"\bCUDA (\d+)(?:\.\d+)?\b")
+PYTHON_RANGE = re.compile(r"\bPython (3\.\d+) ?(?:–|-|to|至|到) ?(3\.\d+)\b")
+LOG_SPAN = re.compile(r"[A-Z][\x20-\x7e]*\S \S+ [\x20-\x7e]*\.")
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,13 @@ def _page_claims(page) -> list[Claim]:
         where = f"docs/{page.relative}:{number}"
         found += [Claim(where, "version", "vllm", v) for v in VERSION.findall(line)]
         found += [Claim(where, "env", name) for name in ENV.findall(line)]
+        found += [Claim(where, "requires", name, f"=={version}")
+                  for name, version in REQUIREMENT.findall(line) if name.lower() != "vllm"]
+        found += [Claim(where, "cuda", "CUDA", major) for major in CUDA.findall(line)]
+        found += [Claim(where, "python", "Python", f"{low}-{high}")
+                  for low, high in PYTHON_RANGE.findall(line)]
+        found += [Claim(where, "log", span) for span in CODE_SPAN.findall(line)
+                  if LOG_SPAN.fullmatch(span)]
         row = TABLE_ROW.match(line)
         if row:
             keyword, flag, value, rest = row.groups()
@@ -133,10 +152,28 @@ def check(claim: Claim, src: Path) -> str | None:
             f"vllm/envs.py defines no {claim.name}"
     if claim.kind == "default":
         try:
-            actual = vllm.default(src, claim.name)
+            accepted = vllm.declared_defaults(src, claim.name)
         except KeyError:
             return f"no rule here reads the default of {claim.name}: add one to coursekit/vllm_source.py"
-        return None if claim.value == str(actual) else f"the default of {claim.name} is {actual!r}"
+        if claim.value in [str(value) for value in accepted]:
+            return None
+        resolved = f" (resolved: {accepted[1]!r})" if len(accepted) > 1 else ""
+        return f"the default of {claim.name} is {accepted[0]!r}{resolved}"
+    if claim.kind == "requires":
+        required = vllm.requires(src).get(claim.name.lower().replace("_", "-"))
+        if required == claim.value:
+            return None
+        return f"vLLM {vllm.pinned_version()} requires {claim.name}{required or ' not at all'}"
+    if claim.kind == "cuda":
+        major = vllm.cuda_major(src)
+        return None if claim.value == str(major) else (
+            f"the vLLM {vllm.pinned_version()} wheel links libcudart.so.{major}: CUDA {major}")
+    if claim.kind == "python":
+        low, high = claim.value.split("-")
+        supported = _python_range(vllm.requires_python(src))
+        return None if (low, high) == supported else (
+            f"vLLM {vllm.pinned_version()} declares Requires-Python {vllm.requires_python(src)}:"
+            f" Python {supported[0]} to {supported[1]}")
     if claim.kind == "choice":
         accepted = vllm.choices(src, claim.name)
         if claim.value in accepted:
@@ -147,10 +184,216 @@ def check(claim: Claim, src: Path) -> str | None:
     raise ValueError(f"unknown claim kind {claim.kind!r}")
 
 
+def _python_range(specifier: str) -> tuple[str, str]:
+    """`<3.15,>=3.10` -> ("3.10", "3.14"): the first and the last supported minor version."""
+    low = re.search(r">=\s*3\.(\d+)", specifier)
+    below = re.search(r"<\s*3\.(\d+)", specifier)
+    if not (low and below):
+        raise ValueError(f"no rule here reads Requires-Python {specifier!r}")
+    return f"3.{low[1]}", f"3.{int(below[1]) - 1}"
+
+
+def _specific(log_format: str) -> bool:
+    """Whether a format says something after its first value (`Using %s backend.`), so that
+    matching it means something (`Using %s` or `%s %s` would match any line)."""
+    literals = re.split(r"%[-+ #0]*\d*(?:\.\d+)?[sdfgx]", log_format)
+    return re.search(r"[A-Za-z]", "".join(literals[1:])) is not None
+
+
 def _check_log_line(line: str, src: Path) -> str | None:
-    lead = re.split(r"[\d,.]+", line, maxsplit=1)[0]
-    files = vllm.files_containing(src, lead)
-    if any(vllm.format_regex(fmt).match(line) for path in files for fmt in vllm.log_formats(path)):
+    """A line as vLLM prints it, or one of vLLM's format strings itself (`... %s ...`)."""
+    # The words before the first value (a number, a %-placeholder, or a dotted or underscored
+    # name such as AttentionBackendEnum.TRITON_ATTN); a format starts a string literal.
+    words = []
+    for word in line.split(" "):
+        if re.search(r"[\d%]|\w[._]\w", word):
+            break
+        words.append(word)
+    lead = " ".join(words)
+    files = vllm.files_containing(src, '"' + lead)
+    if any(fmt == line or (_specific(fmt) and vllm.format_regex(fmt).match(line))
+           for path in files for fmt in vllm.log_formats(path)):
         return None
-    names = ", ".join(path.name for path in files) or "none"
-    return f"no log format in vLLM's source prints this line (files mentioning {lead!r}: {names})"
+    names = ", ".join(path.name for path in files[:8]) or "none"
+    return f"no log format in vLLM's source prints this line (files with {lead!r}: {names})"
+
+
+# -- the two tabs of a lab ---------------------------------------------------------------------
+
+TAB = re.compile(r'^( *)=== "([^"]*)"')
+# Options that LLM() and `vllm serve` resolve differently when they are not set, in vLLM 0.26.0.
+# None: it depends on the machine, so both tabs must set it (EngineArgs.get_batch_defaults, by
+# usage context and GPU memory: on a card under 70 GiB, LLM() 8192 and `vllm serve` 2048 tokens
+# per step; 256 sequences each on a GPU, but 256 and 128 on a CPU). A pair: (LLM()'s, `vllm
+# serve`'s) default, for an option that changes only what the engine logs and exports, which a
+# tab may leave alone; one that sets it must match the other's value (LLM.__init__ sets
+# disable_log_stats=True unless given; EngineArgs says False).
+CONTEXT_DEFAULTS = {
+    "max_num_batched_tokens": None,
+    "max_num_seqs": None,
+    "disable_log_stats": (True, False),
+}
+
+
+@dataclass(frozen=True)
+class Tab:
+    title: str
+    line: int  # 1-based line of `=== "title"` in the page
+    includes: tuple[str, ...]  # the snippets its content includes
+
+
+def tab_groups(source: str) -> list[list[Tab]]:
+    """The content tabs of a page (pymdownx.tabbed), grouped as they render: consecutive
+    `=== "title"` lines at one indent, each with the lines indented below it."""
+    lines = source.splitlines()
+    groups, current, number = [], [], 0
+    while number < len(lines):
+        match = TAB.match(lines[number])
+        if not match:
+            if lines[number].strip():
+                current = []  # anything else at this level ends a group
+            number += 1
+            continue
+        indent, start = len(match[1]), number
+        number += 1
+        while number < len(lines) and (not lines[number].strip() or
+                                       len(lines[number]) - len(lines[number].lstrip()) > indent):
+            number += 1
+        body = "\n".join(lines[start + 1:number])
+        tab = Tab(match[2], start + 1, tuple(m["path"] for m in INCLUDE.finditer(body)))
+        if not current:
+            groups.append(current)
+        current.append(tab)
+    return [group for group in groups if len(group) > 1]
+
+
+def _value(node: ast.expr, tree: ast.Module, root: Path):
+    """A keyword's value: a literal, or a name assigned a literal in this file or in the course
+    module it is imported from (read, never run)."""
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        pass
+    if isinstance(node, ast.Name):
+        for statement in tree.body:
+            if isinstance(statement, ast.Assign) and any(
+                    getattr(target, "id", None) == node.id for target in statement.targets):
+                return _value(statement.value, tree, root)
+            if isinstance(statement, ast.ImportFrom) and any(
+                    (alias.asname or alias.name) == node.id for alias in statement.names):
+                name = next(alias.name for alias in statement.names
+                            if (alias.asname or alias.name) == node.id)
+                files = module_files(root).get(statement.module or "")
+                if files:
+                    module = ast.parse(files[0].read_text("utf-8"))
+                    return _value(ast.Name(name), module, root)
+    raise ValueError(f"cannot read the value {ast.unparse(node)} without running the code")
+
+
+def llm_options(path: Path, root: Path) -> dict[str, object] | None:
+    """The options of the LLM(...) call of a Python file, `model` included; None without one."""
+    tree = ast.parse(path.read_text("utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (getattr(node.func, "id", None) == "LLM"
+                                           or getattr(node.func, "attr", None) == "LLM"):
+            options = {keyword.arg: _value(keyword.value, tree, root)
+                       for keyword in node.keywords if keyword.arg}
+            if node.args:
+                options["model"] = _value(node.args[0], tree, root)
+            return options
+    return None
+
+
+def serve_options(path: Path) -> dict[str, object] | None:
+    """The options of the `vllm serve MODEL --flags...` command of a script, `model` included
+    (`--x-y V` is x_y, a flag alone True, `--no-x-y` False); None without one."""
+    words = shlex.split(path.read_text("utf-8").replace("\\\n", " "), comments=True)
+    for start in range(len(words) - 1):
+        if words[start:start + 2] == ["vllm", "serve"]:
+            break
+    else:
+        return None
+    options, rest = {}, words[start + 2:]
+    index = 0
+    while index < len(rest):
+        word = rest[index]
+        if not word.startswith("--"):
+            if "model" in options:
+                break  # the command's end (a pipe, a next command)
+            options["model"], index = word, index + 1
+            continue
+        name, _, value = word[2:].partition("=")
+        if not value and index + 1 < len(rest) and not rest[index + 1].startswith("-"):
+            value, index = rest[index + 1], index + 1
+        index += 1
+        if name.startswith("no-") and not value:
+            options[name[3:].replace("-", "_")] = False
+        else:
+            options[name.replace("-", "_")] = _cli_value(value) if value else True
+    return options
+
+
+def _cli_value(text: str):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return float(a) == float(b)
+    return str(a) == str(b)
+
+
+def tab_problems(root: Path) -> list[str]:
+    """For every tab group that shows a lab twice, as a Python LLM(...) and as `vllm serve`:
+    the options the two set differently, set in one tab only, or left to defaults that differ
+    between LLM() and `vllm serve`."""
+    problems = []
+    for page in pages(root):
+        for group in tab_groups(page.source):
+            python, serve = [], []
+            for tab in group:
+                for include in tab.includes:
+                    path = snippet_file(root, include)
+                    if path.suffix == ".py" and (options := llm_options(path, root)) is not None:
+                        python.append((include, options))
+                    elif path.suffix == ".sh" and (options := serve_options(path)) is not None:
+                        serve.append((include, options))
+            for (py_file, py), (sh_file, sh) in zip(python, serve):
+                where = f"docs/{page.relative}:{group[0].line}: {py_file} and {sh_file}"
+                problems += [f"{where}: {problem}" for problem in _differences(py, sh)]
+    return problems
+
+
+def _differences(python: dict, serve: dict) -> list[str]:
+    found = []
+    for name in sorted(set(python) | set(serve) | set(CONTEXT_DEFAULTS)):
+        in_python, in_serve = name in python, name in serve
+        if in_python and in_serve:
+            if not _same(python[name], serve[name]):
+                found.append(f"{name} is {python[name]!r} in LLM(...) but {serve[name]!r} in"
+                             " `vllm serve`")
+            continue
+        defaults = CONTEXT_DEFAULTS.get(name, "same")
+        side = "LLM(...)" if in_python else "`vllm serve`"
+        if defaults is None:
+            only = f"only {side} sets {name}, and " if in_python or in_serve else ""
+            found.append(f"{only}LLM() and `vllm serve` default {name} differently (by the"
+                         " machine): set it in both tabs")
+        elif defaults != "same":
+            if not (in_python or in_serve):
+                continue
+            python_value = python.get(name, defaults[0])
+            serve_value = serve.get(name, defaults[1])
+            if not _same(python_value, serve_value):
+                found.append(f"{name} is {python_value!r} for LLM(...) but {serve_value!r} for"
+                             " `vllm serve` (its default there): set it in both tabs")
+        else:
+            found.append(f"only {side} sets {name}: set it in both tabs, or in neither")
+    return found

@@ -1,15 +1,20 @@
 """vLLM's own source, read from the pinned release wheel (downloaded once, cached, never imported).
 
 Each function returns one kind of fact that the pages may quote: LLM(...) keywords, `vllm serve`
-flags, environment variables, log message formats and defaults.
+flags, environment variables, log message formats and defaults; and, from the wheel's
+METADATA and its compiled extensions, what it requires (Python, torch) and which CUDA runtime it
+links.
 """
 
 from __future__ import annotations
 
 import ast
+import email.message
+import email.parser
 import hashlib
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -30,11 +35,18 @@ def pinned_version() -> str:
     return re.search(r"^vllm==([\w.]+)$", text, re.M)[1]
 
 
+# What is kept of the wheel besides vllm/*.py: its METADATA, and the shared libraries that its
+# compiled extensions (vllm/*.so) link, one per line.
+LINKED = "linked-libraries.txt"
+
+
 def source_dir() -> Path:
-    """The wheel's vllm/ sources; downloads the wheel with pip the first time."""
+    """The wheel's vllm/ sources (and METADATA, LINKED); downloads the wheel with pip the first
+    time, and again when a cache made by an older version of this function lacks a file."""
     version = pinned_version()
     target = CACHE / f"vllm-{version}"
-    if (target / ".complete").exists():
+    if (target / ".complete").exists() and (target / LINKED).exists() and _metadata_path(
+            target, version).exists():
         return target
     with tempfile.TemporaryDirectory() as download:
         pip = subprocess.run(
@@ -50,11 +62,82 @@ def source_dir() -> Path:
         if digest != WHEEL_SHA256:
             raise RuntimeError(f"{wheels[0].name} has sha256 {digest}, expected {WHEEL_SHA256}")
         with zipfile.ZipFile(wheels[0]) as wheel:
+            linked = set()
             for name in wheel.namelist():
                 if name.startswith("vllm/") and name.endswith(".py"):
                     wheel.extract(name, target)
+                elif name == f"vllm-{version}.dist-info/METADATA":
+                    wheel.extract(name, target)
+                elif name.startswith("vllm/") and name.endswith(".so"):
+                    linked |= set(elf_needed(wheel.read(name)))
+    (target / LINKED).write_text("".join(f"{name}\n" for name in sorted(linked)))
     (target / ".complete").write_text(version)
     return target
+
+
+def _metadata_path(src: Path, version: str) -> Path:
+    return src / f"vllm-{version}.dist-info" / "METADATA"
+
+
+def elf_needed(data: bytes) -> list[str]:
+    """The DT_NEEDED entries (linked shared libraries) of a 64-bit little-endian ELF file."""
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise ValueError("not a 64-bit little-endian ELF file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + index * shentsize)
+                for index in range(shnum)]
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 6:  # SHT_DYNAMIC
+            continue
+        strings = sections[link][4]
+        needed = []
+        for start in range(offset, offset + size, entsize):
+            tag, value = struct.unpack_from("<qQ", data, start)
+            if tag == 0:  # DT_NULL
+                break
+            if tag == 1:  # DT_NEEDED
+                end = data.index(b"\0", strings + value)
+                needed.append(data[strings + value:end].decode())
+        return needed
+    return []
+
+
+@cache
+def metadata(src: Path) -> email.message.Message:
+    """The wheel's METADATA (core metadata: Requires-Python, Requires-Dist, ...)."""
+    text = _metadata_path(src, src.name.removeprefix("vllm-")).read_text("utf-8")
+    return email.parser.Parser().parsestr(text)
+
+
+def requires_python(src: Path) -> str:
+    """e.g. `<3.15,>=3.10`."""
+    return metadata(src)["Requires-Python"]
+
+
+def requires(src: Path) -> dict[str, str]:
+    """Unconditional requirements (no extra, no marker): name -> version specifier."""
+    found = {}
+    for requirement in metadata(src).get_all("Requires-Dist") or []:
+        if ";" in requirement:
+            continue
+        match = re.match(r"([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?\s*(.*)$", requirement)
+        found[match[1].lower().replace("_", "-")] = match[2].strip()
+    return found
+
+
+def linked_libraries(src: Path) -> list[str]:
+    """The shared libraries the wheel's compiled extensions link, e.g. libcudart.so.13."""
+    return (src / LINKED).read_text("utf-8").split()
+
+
+def cuda_major(src: Path) -> int:
+    """The CUDA major version of the runtime the wheel links (libcudart.so.N)."""
+    majors = {int(name.rsplit(".", 1)[1]) for name in linked_libraries(src)
+              if re.fullmatch(r"libcudart\.so\.\d+", name)}
+    if len(majors) != 1:
+        raise ValueError(f"the wheel links CUDA runtimes {sorted(majors)}, not exactly one")
+    return majors.pop()
 
 
 def _tree(src: Path, relative: str) -> ast.Module:
@@ -164,7 +247,8 @@ def _engine_default(src: Path, option: str):
 
 
 def default(src: Path, option: str):
-    """vLLM's default for an LLM(...) keyword; KeyError when no rule here knows it."""
+    """vLLM's default for an LLM(...) keyword, as resolved when it is not set (block_size:
+    16); KeyError when no rule here knows it."""
     init = llm_init_defaults(src)
     if option in init:
         return init[option]
@@ -172,6 +256,31 @@ def default(src: Path, option: str):
     if option in cache_config:
         return cache_config[option]
     return _engine_default(src, option)
+
+
+def declared_default(src: Path, option: str):
+    """The default an LLM(...) keyword or `vllm serve` flag declares (EngineArgs' field,
+    e.g. block_size: None), before vLLM resolves it; KeyError when no rule here knows it."""
+    init = llm_init_defaults(src)
+    if option in init:
+        return init[option]
+    return _engine_default(src, option)
+
+
+def declared_defaults(src: Path, option: str) -> list:
+    """The values a page may give as an option's default: what it declares and what it
+    resolves to (block_size: None, which is 16)."""
+    values = []
+    for rule in (declared_default, default):
+        try:
+            value = rule(src, option)
+        except KeyError:
+            continue
+        if value not in values:
+            values.append(value)
+    if not values:
+        raise KeyError(option)
+    return values
 
 
 # Options whose accepted values a page may list, and the Literal type in vllm/config/cache.py.

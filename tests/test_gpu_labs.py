@@ -2,8 +2,9 @@
 check its snippet folder declares in gpu_checks.py, and the GPU job runs them all.
 
 Offline, always: the contract holds, its breaches are reported, and the Lab harness works (with
-stand-ins for vLLM). With `-m gpu` on the self-hosted RTX 4090: every GPU block's check, which
-skips without an NVIDIA GPU or vLLM (REQUIRE_GPU=1 makes that skip fail). A check's vLLM logs
+stand-ins for vLLM). With `-m gpu` on the self-hosted RTX 4090 (.ci/gpu-job): every GPU block's
+check, which skips without an NVIDIA GPU or vLLM (REQUIRE_GPU=1 makes that skip fail); in the
+dry run (.ci/gpu-job --dry-run) the same, against the stand-ins, each test named "(dry run)". A check's vLLM logs
 are kept in $GPU_LAB_LOG_DIR (default: pytest's temporary folder), its figures go to
 $GITHUB_STEP_SUMMARY when that is set.
 """
@@ -23,6 +24,7 @@ from coursekit.gpu_labs import (
     Lab,
     check_function,
     contract_problems,
+    dry_run,
     gpu_blocks,
     lab_for,
     run_check,
@@ -148,7 +150,8 @@ def no_gpu_lab_here() -> str | None:
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("block", gpu_blocks(ROOT), ids=str)
+@pytest.mark.parametrize("block", gpu_blocks(ROOT),
+                         ids=lambda block: f"{block} (dry run)" if dry_run() else str(block))
 def test_gpu_lab(block, tmp_path):
     reason = no_gpu_lab_here()
     if reason:
@@ -240,7 +243,8 @@ def test_a_script_past_its_timeout_is_stopped_and_keeps_its_log(lesson, lab, tmp
     assert not alive(int(pid_file.read_text()))
 
 
-STAND_IN_SERVER = ROOT / "tests/stand_in_server.py"  # a `vllm serve` without a GPU
+# The dry run's stand-in server, on its own: a `vllm serve` without a GPU.
+STAND_IN_SERVER = ROOT / "tests/stand_in_vllm/vllm/vllm/stand_in_server.py"
 
 
 def test_serve_starts_a_script_and_stops_it(lesson, lab, monkeypatch):

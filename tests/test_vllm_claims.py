@@ -1,10 +1,11 @@
 """Every vLLM name the course quotes exists, with that value, in the pinned vLLM release; each
-kind of claim fails on a broken copy of the fixture course."""
+kind of claim fails on a broken copy of the fixture course. The two tabs of a lab (LLM(...) and
+`vllm serve`) configure the engine alike."""
 
 import pytest
 
-from coursekit import ROOT
-from coursekit.vllm_claims import Claim, check, claims
+from coursekit import ROOT, vllm_source
+from coursekit.vllm_claims import CONTEXT_DEFAULTS, Claim, check, claims, serve_options, tab_problems
 
 CLAIMS = claims(ROOT)
 
@@ -61,3 +62,156 @@ def test_claim_names_page_claim_and_source(vllm_src):
     claim = Claim("docs/x.zh.md:3", "flag", "--kv-cache-dtpe")
     assert check(claim, vllm_src).startswith(
         "`vllm serve` has no flag --kv-cache-dtpe; similar flags: --kv-cache-dtype,")
+
+
+# -- what the lab pages say about the wheel, the backend and the two tabs -----------------------
+
+
+def test_the_lab_page_states_what_the_wheel_requires():
+    quoted = {(claim.kind, claim.name, claim.value) for claim in CLAIMS
+              if claim.where.startswith("docs/lessons/kv-cache.")}
+    assert {("requires", "torch", "==2.11.0"), ("cuda", "CUDA", "13"),
+            ("python", "Python", "3.10-3.14"),
+            ("log", "Using AttentionBackendEnum.TRITON_ATTN backend.", "")} <= quoted
+
+
+@pytest.mark.parametrize(("claim", "expected"), [
+    (Claim("x", "requires", "torch", "==2.10.0"), "vLLM 0.26.0 requires torch==2.11.0"),
+    (Claim("x", "requires", "nosuchpackage", "==1.0.0"), "requires nosuchpackage not at all"),
+    (Claim("x", "cuda", "CUDA", "12"), "the vLLM 0.26.0 wheel links libcudart.so.13: CUDA 13"),
+    (Claim("x", "python", "Python", "3.9-3.14"), "Requires-Python <3.15,>=3.10: Python 3.10 to 3.14"),
+    (Claim("x", "log", "Using AttentionBackendEnum.TRITON_ATTN backends."), "no log format"),
+    (Claim("x", "default", "block_size", "32"), "the default of block_size is None (resolved: 16)"),
+])
+def test_new_kinds_of_claim_fail_when_wrong(claim, expected, vllm_src):
+    assert expected in (check(claim, vllm_src) or "")
+
+
+def test_a_log_format_itself_may_be_quoted(vllm_src):
+    assert check(Claim("x", "log", "Setting kv cache block size to %d for %s backend."),
+                 vllm_src) is None
+
+
+def test_the_pinned_backend_logs_what_the_page_quotes(vllm_src):
+    """get_attn_backend_cls logs `Using %s backend.` with the selected AttentionBackendEnum
+    member, which a plain Enum prints as AttentionBackendEnum.NAME."""
+    import ast
+
+    from coursekit.gpu_labs import check_function, gpu_blocks
+
+    cuda = ast.parse((vllm_src / "vllm/platforms/cuda.py").read_text())
+    calls = [ast.unparse(node) for node in ast.walk(cuda) if isinstance(node, ast.Call)
+             and getattr(node.func, "attr", "") == "info" and node.args
+             and getattr(node.args[0], "value", None) == "Using %s backend."]
+    assert calls == ["logger.info('Using %s backend.', selected_backend)"]
+    registry = ast.parse((vllm_src / "vllm/v1/attention/backends/registry.py").read_text())
+    enum = next(node for node in registry.body if isinstance(node, ast.ClassDef)
+                and node.name == "AttentionBackendEnum")
+    meta = next(node for node in registry.body if isinstance(node, ast.ClassDef)
+                and node.name == "_AttentionBackendEnumMeta")
+    assert [ast.unparse(base) for base in enum.bases] == ["Enum"]
+    assert not {"__str__", "__format__", "__repr__"} & {
+        node.name for node in enum.body + meta.body if isinstance(node, ast.FunctionDef)}
+    assert "TRITON_ATTN" in {node.targets[0].id for node in enum.body if isinstance(node, ast.Assign)}
+    line = "Using AttentionBackendEnum.TRITON_ATTN backend."
+    block = next(block for block in gpu_blocks(ROOT) if block.include == "kv-cache/serve_kv.py")
+    assert check_function(block).__globals__["BACKEND_LINE"] == line
+    for language in ("zh", "en"):
+        assert f"`{line}`" in (ROOT / f"docs/lessons/kv-cache.{language}.md").read_text()
+
+
+def test_triton_attention_takes_fp8_on_sm_8_9_and_keeps_16_token_blocks(vllm_src):
+    triton = (vllm_src / "vllm/v1/attention/backends/triton_attn.py").read_text()
+    backend = triton[triton.index("class TritonAttentionBackend"):]
+    assert '"fp8",' in backend[:backend.index("def ")]
+    assert ("def supports_compute_capability(cls, capability: DeviceCapability) -> bool:\n"
+            "        return True") in backend
+    assert "return [MultipleOf(16)]" in backend and "return block_size % 16 == 0" in backend
+    flash = (vllm_src / "vllm/v1/attention/backends/flash_attn.py").read_text()
+    assert ("get_flash_attn_version() == 3\n"
+            "                and current_platform.is_device_capability_family(90)") in flash
+
+
+def test_modelscope_accepts_true_in_any_case(vllm_src):
+    import ast
+
+    envs = ast.parse((vllm_src / "vllm/envs.py").read_text())
+    mapping = next(node.value for node in envs.body if isinstance(node, ast.AnnAssign)
+                   and getattr(node.target, "id", "") == "environment_variables")
+    rule = next(ast.unparse(value) for key, value in zip(mapping.keys, mapping.values)
+                if getattr(key, "value", None) == "VLLM_USE_MODELSCOPE")
+    assert rule == "lambda: os.environ.get('VLLM_USE_MODELSCOPE', 'False').lower() == 'true'"
+    assert "`True`、`TRUE` 也可以" in (ROOT / "docs/lessons/kv-cache.zh.md").read_text()
+    assert "in any case: `True` and `TRUE` work too" in (
+        ROOT / "docs/lessons/kv-cache.en.md").read_text()
+
+
+def test_the_scheduler_defaults_the_pages_quote(vllm_src):
+    """LLM() and `vllm serve` resolve max_num_batched_tokens differently (CONTEXT_DEFAULTS)."""
+    source = (vllm_src / "vllm/engine/arg_utils.py").read_text()
+    under_70_gib = source[source.index("if device_memory >= 70 * GiB_bytes"):]
+    under_70_gib = under_70_gib[under_70_gib.index("else:"):under_70_gib.index("# tpu specific")]
+    for line in ("UsageContext.LLM_CLASS: 8192,", "UsageContext.OPENAI_API_SERVER: 2048,",
+                 "UsageContext.LLM_CLASS: 256,", "UsageContext.OPENAI_API_SERVER: 256,"):
+        assert line in under_70_gib
+    llm = (vllm_src / "vllm/entrypoints/llm.py").read_text()
+    assert 'if "disable_log_stats" not in kwargs:\n            kwargs["disable_log_stats"] = True' in llm
+    assert CONTEXT_DEFAULTS["disable_log_stats"] == (True, vllm_source.declared_default(
+        vllm_src, "disable_log_stats"))
+
+
+def test_the_tabs_of_every_lab_configure_the_engine_alike():
+    assert tab_problems(ROOT) == []
+
+
+LAB_PY = """\
+from vllm import LLM
+
+MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
+
+if __name__ == "__main__":
+    llm = LLM(model=MODEL, max_model_len=4096, kv_cache_dtype="fp8", max_num_seqs=8,
+              disable_log_stats=True, swap_space=4)
+"""
+
+TABS = """
+=== "Python API"
+
+    ```{.python title="lab.py" data-run="gpu"}
+    --8<-- "first/lab.py"
+    ```
+
+=== "CLI"
+
+    ```{.bash title="serve.sh" data-run="gpu"}
+    --8<-- "first/serve.sh"
+    ```
+"""
+
+
+def test_tabs_that_configure_the_engine_differently_are_reported(course):
+    (course / "snippets/first/lab.py").write_text(LAB_PY)
+    page = course / "docs/lessons/first.en.md"
+    page.write_text(page.read_text() + TABS)
+    line = page.read_text().splitlines().index('=== "Python API"') + 1
+    where = f"docs/lessons/first.en.md:{line}: first/lab.py and first/serve.sh"
+    assert tab_problems(course) == [
+        f"{where}: disable_log_stats is True for LLM(...) but False for `vllm serve` (its default"
+        " there): set it in both tabs",
+        f"{where}: max_model_len is 4096 in LLM(...) but 2048 in `vllm serve`",
+        f"{where}: LLM() and `vllm serve` default max_num_batched_tokens differently (by the"
+        " machine): set it in both tabs",
+        f"{where}: only LLM(...) sets max_num_seqs, and LLM() and `vllm serve` default"
+        " max_num_seqs differently (by the machine): set it in both tabs",
+        f"{where}: only LLM(...) sets swap_space: set it in both tabs, or in neither",
+    ]
+
+
+def test_serve_options_read_flags_as_vllm_does(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve some/model \\\n  --max-model-len=8192 --enable-prefix-caching \\\n"
+                      "  --no-enable-chunked-prefill --gpu-memory-utilization 0.90  # a comment\n")
+    assert serve_options(script) == {"model": "some/model", "max_model_len": 8192,
+                                     "enable_prefix_caching": True,
+                                     "enable_chunked_prefill": False,
+                                     "gpu_memory_utilization": 0.9}

@@ -1,8 +1,10 @@
 """What the GPU job checks of the KV cache lab on the RTX 4090 (see coursekit.gpu_labs).
 
-The capacity vLLM reports is predicted with the lesson's own calculator: within the
-rounding of the "Available KV cache memory" log line when vLLM sizes the KV cache
-itself, and exactly when kv_cache_memory_bytes fixes it.
+The machine passes the lab's own prerequisite check (check_gpu.py). vLLM uses the
+attention backend the page names, and the capacity it reports is predicted with the
+lesson's own calculator: within the rounding of the "Available KV cache memory" log
+line when vLLM sizes the KV cache itself, and exactly when kv_cache_memory_bytes
+fixes it.
 """
 
 import ast
@@ -13,6 +15,8 @@ from kv_capacity import QWEN_FP8, predict, predict_from_log, read_startup_log
 
 EXACT_KV_MEMORY = 4 * GIB  # kv_cache_memory_bytes for the exact check: 9,362 blocks
 PROMPT = "Why is LLM decode memory-bound?"
+# What vLLM logs for the pinned backend (vllm/platforms/cuda.py: get_attn_backend_cls).
+BACKEND_LINE = "Using AttentionBackendEnum.TRITON_ATTN backend."
 
 
 def llm_keywords(script):
@@ -33,8 +37,16 @@ def served_model(script):
     return words[2]
 
 
+def check_gpu_py(lab):
+    """The machine has what the lab needs, and torch sees the GPU."""
+    run = lab.run_python("check_gpu.py", "--installed")
+    assert run.stdout.rstrip().endswith("ready for the GPU labs"), run.stdout
+
+
 def capacity_matches_the_prediction(lab, title, log_text):
-    """vLLM's reported capacity is in the calculator's range for the logged memory."""
+    """vLLM uses the backend the page names, and its reported capacity is in the
+    calculator's range for the logged memory."""
+    assert BACKEND_LINE in log_text, f"{title}: vLLM did not log {BACKEND_LINE!r}"
     log = read_startup_log(log_text)
     low, high = predict_from_log(QWEN_FP8, log)
     lab.report(
@@ -102,4 +114,8 @@ def serve_kv_sh(lab):
         capacity_matches_the_prediction(lab, "serve_kv.sh", server.log)
 
 
-CHECKS = {"serve_kv.py": serve_kv_py, "serve_kv.sh": serve_kv_sh}
+CHECKS = {
+    "check_gpu.py": check_gpu_py,
+    "serve_kv.py": serve_kv_py,
+    "serve_kv.sh": serve_kv_sh,
+}

@@ -1,5 +1,5 @@
 """The GitHub Actions workflows: valid against GitHub's schema, clean under zizmor, actions pinned
-by commit, and the GPU workflow unreachable from pull requests."""
+by commit, and the GPU workflow unreachable from pull requests, its steps all in .ci/gpu-job."""
 
 import re
 import shutil
@@ -51,6 +51,12 @@ def gpu_problems(workflow: dict) -> list[str]:
         if "timeout-minutes" not in job:
             problems.append(f"job {name} has no timeout")
         steps = job["steps"]
+        runs = [step.get("run", "") for step in steps]
+        if "bash .ci/gpu-job" not in [run.strip() for run in runs]:
+            problems.append(f"job {name} does not run .ci/gpu-job, which holds the job's steps")
+        if any(word in run for run in runs for word in ("pytest", "pip install", ".ci/setup")):
+            problems.append(f"job {name} has steps of its own besides .ci/gpu-job (which CI's"
+                            " dry run exercises)")
         if not any("nvidia-smi --query-compute-apps" in step.get("run", "")
                    and step.get("if") == "always()" for step in steps):
             problems.append(f"job {name} does not always kill its GPU processes")
@@ -92,9 +98,12 @@ def test_checks_fail_on_broken_workflows(workflows_copy, edit):
     gpu = workflows_copy / "gpu-labs.yml"
     edit(gpu, "  schedule:\n", "  pull_request_target:\n  schedule:\n")
     edit(gpu, "    timeout-minutes: 60\n", "")
+    edit(gpu, "run: bash .ci/gpu-job", "run: .venv/bin/python -m pytest -m gpu tests")
     assert gpu_problems(load(gpu)) == [
         "triggers are ['pull_request_target', 'push', 'schedule', 'workflow_dispatch']",
         "job lab has no timeout",
+        "job lab does not run .ci/gpu-job, which holds the job's steps",
+        "job lab has steps of its own besides .ci/gpu-job (which CI's dry run exercises)",
     ]
     ci = workflows_copy / "ci.yml"
     edit(ci, "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1",

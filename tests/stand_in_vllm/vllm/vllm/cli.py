@@ -1,0 +1,44 @@
+"""`vllm serve MODEL --flags...` of the stand-in: the engine's start-up (stand_in.py) with the
+server's defaults, then the OpenAI API (stand_in_server.py). Like vLLM's own argument parser, it
+refuses a flag it does not know."""
+
+import argparse
+import sys
+
+from vllm import stand_in, stand_in_server
+
+
+def parser() -> argparse.ArgumentParser:
+    serve = argparse.ArgumentParser(prog="vllm serve")
+    serve.add_argument("model")
+    serve.add_argument("--host", default="0.0.0.0")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--max-model-len", type=int)
+    serve.add_argument("--gpu-memory-utilization", type=float)
+    serve.add_argument("--kv-cache-dtype")
+    serve.add_argument("--kv-cache-memory-bytes", type=int)
+    serve.add_argument("--block-size", type=int)
+    serve.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction)
+    serve.add_argument("--attention-backend")
+    serve.add_argument("--max-num-batched-tokens", type=int)
+    serve.add_argument("--max-num-seqs", type=int)
+    serve.add_argument("--num-gpu-blocks-override", type=int)
+    serve.add_argument("--disable-log-stats", action="store_true", default=None)
+    return serve
+
+
+def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] != ["serve"]:
+        sys.exit(f"vllm (stand-in): only `vllm serve` is modelled, not {argv[:1]}")
+    args = vars(parser().parse_args(argv[1:]))
+    host, port, model = args.pop("host"), args.pop("port"), args.pop("model")
+    try:
+        engine = stand_in.start(model, args, "OPENAI_API_SERVER")
+    except (stand_in.StandInError, ValueError) as error:
+        sys.exit(f"{type(error).__name__}: {error}")
+    stand_in_server.main([model, "--host", host, "--port", str(port)], engine=engine)
+
+
+if __name__ == "__main__":
+    main()

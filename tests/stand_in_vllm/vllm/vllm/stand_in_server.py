@@ -1,0 +1,132 @@
+"""The OpenAI API of the stand-in for vLLM (`vllm serve`, cli.py), and on its own a stand-in
+server for the tests of the GPU lab harness (tests/test_gpu_labs.py): it prints $STAND_IN_LOG
+to stderr, then answers GET /v1/models and POST /v1/completions on --host and --port, the
+completion echoing the model and the prompt. Other flags are accepted and ignored.
+
+Served by cli.py with the stand-in's engine (serve(..., engine=...)), it also steps that
+engine's scheduler (stand_in.Scheduler) in a thread of its own, as vLLM's engine core loop
+does: POST /v1/completions adds a request (a text or token ids, max_tokens, ignore_eos) and
+answers when it finishes, with vLLM's `usage` (vllm/entrypoints/openai/engine/protocol.py:
+UsageInfo), and GET /metrics answers the Prometheus text of the gauges stand_in models
+(vllm:kv_cache_usage_perc, vllm:cache_config_info, ...).
+
+Run: python stand_in_server.py MODEL [--flags...] --host 127.0.0.1 --port 8000
+"""
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+STEP_SECONDS = 0.003  # the stand-in's time per engine step while requests run
+
+
+class EngineLoop:
+    """vllm/v1/engine/core.py: EngineCoreProc.run_busy_loop, for the stand-in's scheduler."""
+
+    def __init__(self, engine):
+        from vllm import stand_in  # only when served by the stand-in's `vllm serve`
+
+        self.stand_in, self.engine = stand_in, engine
+        self.scheduler = stand_in.Scheduler(engine, not engine.options["disable_log_stats"])
+        self.lock, self.changed = threading.Lock(), threading.Condition()
+        self.ids = itertools.count()
+        self.error = None
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self):
+        while True:
+            with self.changed:
+                while not self.scheduler.has_unfinished_requests():
+                    self.changed.wait()
+                try:
+                    self.scheduler.step()
+                except Exception as error:  # noqa: BLE001 - every waiting request gets it
+                    print(f"ERROR engine core: {type(error).__name__}: {error}",
+                          file=sys.stderr, flush=True)
+                    self.error = error
+                    for request in self.scheduler.running + self.scheduler.waiting:
+                        request.finished = True
+                    self.scheduler.running, self.scheduler.waiting = [], []
+                self.changed.notify_all()
+            time.sleep(STEP_SECONDS)
+
+    def complete(self, body: dict) -> dict:
+        request = self.stand_in.Request(
+            f"cmpl-{next(self.ids)}", self.stand_in.dry_run_prompt_tokens(body["prompt"]),
+            body.get("max_tokens", 16), body.get("ignore_eos", False))
+        with self.changed:
+            self.scheduler.add_request(request)
+            self.changed.notify_all()
+            while not request.finished:
+                self.changed.wait()
+            if self.error is not None:
+                raise RuntimeError(f"EngineDeadError: {self.error}")
+        prompt, completion = len(request.prompt_token_ids), len(request.output_token_ids)
+        return {"id": request.request_id, "object": "text_completion",
+                "created": int(time.time()), "model": self.engine.model,
+                "choices": [{"index": 0, "text": self.stand_in.dry_run_text(
+                    request.output_token_ids), "logprobs": None, "finish_reason": "length",
+                    "stop_reason": None}],
+                "usage": {"prompt_tokens": prompt, "total_tokens": prompt + completion,
+                          "completion_tokens": completion, "prompt_tokens_details": None}}
+
+    def metrics(self) -> str:
+        with self.changed:
+            return self.stand_in.prometheus_text(self.engine, self.scheduler)
+
+
+def handler(model: str, loop: EngineLoop | None = None):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def answer(self, body, content_type="application/json", status=200):
+            data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            if self.path == "/metrics" and loop is not None:
+                return self.answer(loop.metrics(), "text/plain; version=0.0.4; charset=utf-8")
+            if self.path != "/v1/models":
+                return self.send_error(404, "the stand-in serves only GET /v1/models, GET"
+                                       " /metrics and POST /v1/completions"
+                                       " (tests/stand_in_vllm)")
+            self.answer({"data": [{"id": model}]})
+
+        def do_POST(self):
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if self.path != "/v1/completions" or request.get("model") != model:
+                return self.send_error(404)
+            if loop is None:
+                return self.answer({"choices": [{"text": f"{model}: {request['prompt']}"}]})
+            try:
+                self.answer(loop.complete(request))
+            except (ValueError, RuntimeError) as error:
+                self.answer({"error": {"message": str(error), "type": "BadRequestError",
+                                       "code": 400}}, status=400)
+
+    return Handler
+
+
+def main(argv=None, engine=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model")
+    parser.add_argument("--host", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    args, _ = parser.parse_known_args(argv)
+    print(os.environ.get("STAND_IN_LOG", ""), file=sys.stderr, flush=True)
+    loop = EngineLoop(engine) if engine is not None else None
+    ThreadingHTTPServer((args.host, args.port), handler(args.model, loop)).serve_forever()
+
+
+if __name__ == "__main__":
+    main()
