@@ -1,0 +1,149 @@
+"""The block table component's parity contract: for each link, what the page must show,
+computed by replaying the link's operations with block_pool.py.
+
+A link holds blocks (the pool, 2 to 64), block_size (1 to 64), caching (0 or 1), ops
+(A:20 grows request A to 20 tokens, A:free finishes it; names are one capital letter)
+and step (how many of the ops are applied). Anything else shows the component's error.
+"""
+
+import random
+import re
+
+from block_pool import BLOCK_SIZE, BlockPool, NoFreeBlocks
+from block_trace import NUM_GPU_BLOCKS, TRACE, encode
+
+OP = re.compile(r"([A-Z]):(\d{1,6}|free)")
+DEFAULTS = {
+    "blocks": str(NUM_GPU_BLOCKS),
+    "block_size": str(BLOCK_SIZE),
+    "caching": "0",
+    "ops": encode(TRACE),
+}
+# A wrong rule the check must catch: freed blocks put at the tail of the queue.
+BROKEN = ("free.unshift(...unhashed)", "free.push(...unhashed)")
+
+
+def number(state: dict[str, str], key: str, least: int, most: int) -> int:
+    text = state[key]
+    if not re.fullmatch(r"\d{1,3}", text) or not least <= int(text) <= most:
+        raise ValueError(f"{key} must be a whole number from {least} to {most}")
+    return int(text)
+
+
+def replay(state: dict[str, str]) -> tuple[BlockPool, list[str]]:
+    """The pool after the link's steps, and the operations it refused."""
+    blocks = number(state, "blocks", 2, 64)
+    block_size = number(state, "block_size", 1, 64)
+    if state["caching"] not in ("0", "1"):
+        raise ValueError("caching is 0 or 1")
+    ops = [OP.fullmatch(op) for op in state["ops"].split(",")] if state["ops"] else []
+    if not all(ops):
+        raise ValueError("ops are A:20 or A:free, separated by commas")
+    step = number(state, "step", 0, len(ops)) if "step" in state else len(ops)
+    pool, refused = BlockPool(blocks, block_size, state["caching"] == "1"), []
+    for op in ops[:step]:
+        request, tokens = op.groups()
+        if tokens == "free":
+            pool.free(request)
+            continue
+        try:
+            pool.allocate(request, int(tokens))
+        except NoFreeBlocks:
+            refused.append(op[0])
+    return pool, refused
+
+
+def shown(pool: BlockPool, refused: list[str], step: int, total: int) -> dict[str, str]:
+    """What each [data-key] element of the component shows."""
+    owner = {pool.null_block: "null"}
+    out = {"step": f"{step}/{total}"}
+    for request in sorted(pool.requests):
+        table, held = pool.block_table(request), pool.num_tokens(request)
+        owner.update({block: f"{request}{i}" for i, block in enumerate(table)})
+        out[f"tokens-{request}"] = str(held)
+        out[f"table-{request}"] = " ".join(map(str, table)) or "—"
+        out[f"slot-{request}"] = str(pool.slot(request, held - 1)) if held else "—"
+    hashed = pool.hashed
+    for block in range(pool.num_gpu_blocks):
+        label = owner.get(block, "free#" if block in hashed else "free")
+        out[f"block-{block}"] = label
+    queue = [f"{b}#" if b in hashed else str(b) for b in pool.free_queue]
+    used = pool.num_gpu_blocks - 1 - pool.num_free_blocks
+    out |= {
+        "free": " ".join(queue) or "—",
+        "used": f"{used}/{pool.num_gpu_blocks - 1}",
+        "gauge": repr(float(pool.usage)),
+        "refused": ", ".join(refused) or "—",
+    }
+    return out
+
+
+def expected(state: dict[str, str]) -> dict[str, str] | str:
+    """What the page shows for a link, or "error" where it shows its error."""
+    state = DEFAULTS | state
+    try:
+        pool, refused = replay(state)
+    except ValueError:
+        return "error"
+    total = len(state["ops"].split(",")) if state["ops"] else 0
+    return shown(pool, refused, int(state.get("step", total)), total)
+
+
+def random_ops(rng: random.Random, pool: BlockPool) -> str:
+    """A random run on the pool: requests arrive, grow by a token or about a block,
+    finish; some are refused."""
+    ops = []
+    for _ in range(rng.randint(1, 30)):
+        held, roll = sorted(pool.requests), rng.random()
+        if held and roll < 0.2:
+            request = rng.choice(held)
+            pool.free(request)
+            ops.append(f"{request}:free")
+            continue
+        if held and roll < 0.7:
+            request = rng.choice(held)
+            tokens = pool.num_tokens(request) + rng.choice([1, 1, 15, 16, 17])
+        else:
+            request = rng.choice([c for c in "ABCDEFGH" if c not in held] or held)
+            tokens = pool.num_tokens(request) if request in held else 0
+            tokens += rng.randint(1, 3 * pool.block_size)
+        ops.append(f"{request}:{tokens}")
+        try:
+            pool.allocate(request, tokens)
+        except NoFreeBlocks:
+            pass
+    return ",".join(ops)
+
+
+def cases() -> list[dict[str, str]]:
+    trace = encode(TRACE)
+    given = [
+        {"ops": trace},
+        {"ops": trace, "caching": "1"},
+        *({"ops": trace, "step": str(step)} for step in range(len(TRACE))),
+        {"ops": trace, "blocks": "6"},
+        {},
+        {"ops": ""},
+        {"blocks": "2", "ops": "A:16,A:17,B:0,A:free,B:1"},
+        # Not a link the page accepts: each shows the error.
+        {"ops": trace, "blocks": "6", "block_size": "4"},  # frees B, which was refused
+        {"ops": trace, "blocks": "1"},
+        {"ops": trace, "blocks": "65"},
+        {"ops": trace, "block_size": "0"},
+        {"ops": trace, "caching": "yes"},
+        {"ops": "A:20,A:10"},  # a block table never shrinks
+        {"ops": "A:free"},  # unknown request
+        {"ops": "a:20"},
+        {"ops": trace, "step": "10"},
+    ]
+    runs = []
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = {
+            "blocks": str(rng.randint(2, 24)),
+            "block_size": str(rng.choice([4, 8, 16])),
+            "caching": rng.choice("01"),
+        }
+        pool = BlockPool(*(int(state[k]) for k in ("blocks", "block_size")))
+        runs.append(state | {"ops": random_ops(rng, pool)})
+    return given + runs
