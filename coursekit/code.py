@@ -96,7 +96,8 @@ def data_files(module: Path) -> list[Path]:
     strings = {node.value for node in ast.walk(ast.parse(module.read_text("utf-8")))
                if isinstance(node, ast.Constant) and isinstance(node.value, str)}
     return sorted(module.parent / name for name in strings
-                  if "/" not in name and name != module.name
+                  if "/" not in name and "\n" not in name and len(name) < 256
+                  and name != module.name
                   and (module.parent / name).is_file())
 
 

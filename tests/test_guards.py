@@ -22,6 +22,7 @@ from coursekit.guards import (
     python_block_rules,
     snippets_are_used,
 )
+from coursekit.numbers import prose_numbers
 from coursekit.site import mkdocs_build
 
 FIRST_ZH = "docs/lessons/first.zh.md"
@@ -87,6 +88,9 @@ BREAKAGES = {
     "component label in one language only": (
         component_labels_match, "snippets/second/components/second-blocks/labels.yml",
         "  tokens: Tokens\n", "", "en lacks ['tokens']"),
+    "number changed in one language": (
+        prose_numbers, FIRST_EN, "needs 32 bytes", "needs 33 bytes",
+        ": 33 is not in docs/lessons/first.zh.md (the en page states a number"),
     "gpu block without a check": (
         gpu_labs.contract_problems, "snippets/second/gpu_checks.py",
         'CHECKS = {"second_lab.py"', 'CHECKS = {"other_lab.py"',
@@ -101,6 +105,43 @@ def test_guard_fails_on_broken_copy(breakage, course, edit):
     edit(course / file, old, new)
     problems = check(course)
     assert any(expected in problem for problem in problems), problems
+
+
+TYPED = {FIRST_ZH: ("要 32 字节。", "要 32 字节，显存 7,168 MiB{}。"),
+         FIRST_EN: ("32 bytes per token.", "32 bytes per token, in 7,168 MiB{}.")}
+
+
+def line_of(path, text: str) -> int:
+    return next(number for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+                if text in line)
+
+
+def test_unmarked_typed_number_fails(course, edit):
+    for page, (old, new) in TYPED.items():
+        edit(course / page, old, new.format(""))
+    assert prose_numbers(course) == [
+        f"{page}:{line_of(course / page, '7,168')}: 7,168 has no source on the page: print"
+        " it with a snippet the page shows, or mark it as an estimate in its sentence"
+        " (估计 / estimate)" for page in (FIRST_EN, FIRST_ZH)]
+
+
+def test_number_changed_in_one_language_is_named_with_its_line(course, edit):
+    edit(course / FIRST_EN, "needs 32 bytes", "needs 33 bytes")
+    line = line_of(course / FIRST_EN, "needs 33 bytes")
+    assert prose_numbers(course) == [
+        f"{FIRST_EN}:{line}: 33 has no source on the page: print it with a snippet the page"
+        " shows, or mark it as an estimate in its sentence (估计 / estimate)",
+        f"{FIRST_ZH}:{line_of(course / FIRST_ZH, '32 字节')}: 32 is not in {FIRST_EN} (the zh"
+        " page states a number the other language does not)",
+        f"{FIRST_EN}:{line}: 33 is not in {FIRST_ZH} (the en page states a number the other"
+        " language does not)"]
+
+
+def test_number_marked_as_estimate_passes(course, edit):
+    for page, marker in ((FIRST_ZH, "（估计）"), (FIRST_EN, " (estimate)")):
+        old, new = TYPED[page]
+        edit(course / page, old, new.format(marker))
+    assert prose_numbers(course) == []
 
 
 def test_page_in_one_language_fails(course):

@@ -1,15 +1,19 @@
 # The roofline of decode: about how many tokens/s one sequence can get on an RTX 4090.
-BANDWIDTH = 1008e9  # bytes/s, RTX 4090 memory bandwidth (NVIDIA Ada whitepaper)
-PEAK_BF16 = 165.2e12  # FLOP/s, RTX 4090 dense BF16 tensor cores, FP32 accumulate (idem)
-PARAMS = 7.61e9  # Qwen2.5-7B-Instruct's parameters (its model card)
-KV_PER_TOKEN = 57344  # bytes, BF16 (the KV cache lesson)
+from decode_batch import BANDWIDTH, PARAMETERS, PEAK_BF16, decode_step
 
 context = 8192
-# Every BF16 weight and the KV of the context are read once per step (counting the whole
-# embedding table, which decode barely touches, makes this a slight underestimate).
-step_bytes = PARAMS * 2 + KV_PER_TOKEN * context
-step_flops = 2 * PARAMS  # one multiply-add per weight, attention left out
-print(f"bytes read per decode step: {step_bytes / 1e9:.2f} GB")
+# One sequence: every BF16 weight and the KV of its context are read once per step
+# (counting the whole embedding table, which decode barely touches, underestimates the
+# speed a little).
+step_bytes, weight_flops, attention_flops = decode_step(batch=1, context=context)
+print(
+    f"parameters: {PARAMETERS:,}; bytes read per decode step: {step_bytes / 1e9:.2f} GB"
+)
 print(f"bandwidth limit: about {BANDWIDTH / step_bytes:.0f} tokens/s for one sequence")
-print(f"arithmetic intensity: {step_flops / step_bytes:.2f} FLOP/byte")
-print(f"ridge point of the RTX 4090: {PEAK_BF16 / BANDWIDTH:.0f} FLOP/byte")
+intensity = (weight_flops + attention_flops) / step_bytes
+print(f"arithmetic intensity: {intensity:.2f} FLOP/byte")
+ridge = PEAK_BF16 / BANDWIDTH
+print(f"ridge point of the RTX 4090: {ridge:.0f} FLOP/byte")
+# A batch reads the weights once for all its sequences: the weight matmuls do about one
+# FLOP per byte per sequence, while attention reads each sequence's own KV cache.
+print(f"the weight matmuls reach it at a batch of about {ridge:.0f} sequences")

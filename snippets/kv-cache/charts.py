@@ -6,9 +6,10 @@ the tests find an SVG stale when its numbers or labels no longer match these.
 
 from dataclasses import replace
 
-from hf_config import bytes_per_token, presets
+from hf_config import bytes_per_token, presets, read_presets
 from kv_cache_size import GIB, ModelConfig
 from kv_capacity import predict
+from model_weights import count, weight_bytes
 
 CONTEXTS = [2**k for k in range(10, 18)]  # 1,024 to 131,072 tokens
 QWEN_CONTEXTS = CONTEXTS[:6]  # up to Qwen2.5-7B's own 32,768
@@ -20,16 +21,12 @@ MODELS = [
     "DeepSeek-V3 (MLA)",
 ]
 
-# The second chart: Qwen2.5-7B served by vLLM on one 24 GB card, activations left out.
-QWEN_PARAMETERS = 7.61e9
+# The second chart: Qwen2.5-7B served by vLLM on one 24 GiB card, activations left out.
 GPU_GIB, UTILIZATION = 24, 0.92
-WEIGHTS = {  # bytes per parameter, label
-    "bf16": (2, {"zh": "BF16 权重", "en": "BF16 weights"}),
-    "awq": (0.5, {"zh": "AWQ 4-bit 权重", "en": "AWQ 4-bit weights"}),
-}
-KV_DTYPES = {  # bytes per element, label
-    2: {"zh": "BF16 KV 缓存", "en": "BF16 KV cache"},
-    1: {"zh": "FP8 KV 缓存", "en": "FP8 KV cache"},
+MAX_NUM_SEQS = 256  # vLLM 0.26.0 runs at most 256 sequences at once on this card
+WEIGHTS = {  # precision (model_weights.py): label, and what kv_cache_dtype="auto" is
+    "bf16": ({"zh": "BF16 权重", "en": "BF16 weights"}, "BF16"),
+    "awq": ({"zh": "AWQ 4-bit 权重", "en": "AWQ 4-bit weights"}, "FP16"),
 }
 
 CONTEXT = {"zh": "上下文长度（token）", "en": "Context length (tokens)"}
@@ -69,35 +66,37 @@ def kv_vs_context() -> dict:
 
 
 def sequences_that_fit(model: ModelConfig, weights_bytes: int) -> list[int]:
+    """Full-length sequences vLLM runs at once: as many as fit, at most MAX_NUM_SEQS."""
     kv_memory = int(GPU_GIB * GIB * UTILIZATION) - weights_bytes
-    return [int(predict(model, kv_memory, n).max_concurrency) for n in QWEN_CONTEXTS]
+    fit = [int(predict(model, kv_memory, n).max_concurrency) for n in QWEN_CONTEXTS]
+    return [min(n, MAX_NUM_SEQS) for n in fit]
 
 
 def sequences_on_24gb() -> dict:
-    qwen = presets()["Qwen2.5-7B-Instruct"]
+    preset = read_presets()["Qwen2.5-7B-Instruct"]
     series = []
-    for bytes_per_parameter, weights_label in WEIGHTS.values():
-        weights_bytes = int(QWEN_PARAMETERS * bytes_per_parameter)
-        for dtype_bytes, kv_label in KV_DTYPES.items():
-            model = replace(qwen, dtype_bytes=dtype_bytes)
+    for precision, (weights_label, auto) in WEIGHTS.items():
+        weights_bytes = weight_bytes(count(preset.config), precision)
+        for dtype_bytes, kv in ((2, f"auto ({auto})"), (1, "fp8")):
+            model = replace(preset.model, dtype_bytes=dtype_bytes)
             label = {
-                language: f"{weights_label[language]} · {kv_label[language]}"
+                language: f"{weights_label[language]} · KV {kv}"
                 for language in ("zh", "en")
             }
             y = sequences_that_fit(model, weights_bytes)
             series.append({"label": label, "x": QWEN_CONTEXTS, "y": y})
     return {
         "title": {
-            "zh": "Qwen2.5-7B 在一张 24 GB 显卡上"
+            "zh": "Qwen2.5-7B 在一张 24 GiB 显卡上"
             "（gpu_memory_utilization 0.92，不计激活）",
-            "en": "Qwen2.5-7B on one 24 GB card"
+            "en": "Qwen2.5-7B on one 24 GiB card"
             " (gpu_memory_utilization 0.92, activations left out)",
         },
         "x": context_axis(QWEN_CONTEXTS),
         "y": {
             "label": {
-                "zh": "能同时放下的满长序列",
-                "en": "Full-length sequences that fit at once",
+                "zh": f"同时运行的满长序列（max_num_seqs 上限 {MAX_NUM_SEQS}）",
+                "en": f"Full-length sequences at once (max_num_seqs: {MAX_NUM_SEQS})",
             },
             "scale": "log",
         },

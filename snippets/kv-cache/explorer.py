@@ -6,14 +6,24 @@ the same numbers for every preset and for random settings.
 
 from dataclasses import dataclass
 
-from hf_config import MLAConfig, bytes_per_token, read_presets
+from hf_config import MLAConfig, Preset, bytes_per_token, read_presets
 from kv_cache_size import GIB, ModelConfig
 from kv_capacity import predict
+from model_weights import LINEAR_BYTES, count, weight_bytes
 
-WEIGHT_BYTES = {"bf16": 2, "fp8": 1, "awq": 0.5}  # bytes per parameter
+WEIGHT_BYTES = (
+    LINEAR_BYTES  # bytes per parameter, when only the parameter count is known
+)
 
 
-def weight_bytes(parameters_billion: float, precision: str) -> int:
+def preset_weight_bytes(preset: Preset, precision: str) -> int:
+    """A preset's weights, counted from its architecture (model_weights.py)."""
+    return weight_bytes(count(preset.config), precision)
+
+
+def custom_weight_bytes(parameters_billion: float, precision: str) -> int:
+    """A custom model's weights from its parameter count alone, all of them quantized
+    (too low: embeddings and lm_head stay 16-bit in FP8 and AWQ checkpoints)."""
     return int(parameters_billion * 1e9 * WEIGHT_BYTES[precision])
 
 
@@ -45,6 +55,7 @@ class Exploration:
     model: ModelConfig | MLAConfig
     cache: Fit
     gib_total: float  # the whole batch
+    weights_gib: float
     kv_memory_gib: float
     mha: Fit | None  # the same model with MHA; None for latent attention
 
@@ -72,7 +83,7 @@ def explore(s: Settings) -> Exploration:
         heads = s.attention_heads
         mha = fit(ModelConfig("MHA", m.num_layers, heads, m.head_dim, m.dtype_bytes))
     gib_total = cache.bytes_per_token * s.seq_len * s.batch / GIB
-    return Exploration(m, cache, gib_total, kv_memory / GIB, mha)
+    return Exploration(m, cache, gib_total, s.weights_bytes / GIB, kv_memory / GIB, mha)
 
 
 def shown(e: Exploration) -> dict[str, str]:
@@ -87,6 +98,7 @@ def shown(e: Exploration) -> dict[str, str]:
         "kib_per_token": f"{per_token / 1024:.1f}",
         "gib_per_sequence": f"{e.cache.gib_per_sequence:.2f}",
         "gib_total": f"{e.gib_total:.2f}",
+        "weight_memory_gib": f"{e.weights_gib:.2f}",
         "kv_memory_gib": f"{e.kv_memory_gib:.2f}",
         "num_blocks": f"{e.cache.num_blocks:,}",
         "max_concurrency": f"{e.cache.max_concurrency:.2f}",
@@ -107,7 +119,7 @@ if __name__ == "__main__":
         batch=1,
         gpu_gib=24,
         utilization=0.92,
-        weights_bytes=weight_bytes(qwen.parameters_billion, "bf16"),
+        weights_bytes=preset_weight_bytes(qwen, "bf16"),
     )
     for key, value in shown(explore(settings)).items():
         print(f"{key:>20}: {value}")

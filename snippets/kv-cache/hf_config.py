@@ -84,9 +84,10 @@ class Preset:
     name: str
     model: ModelConfig | MLAConfig  # what from_hf_config reads from its config.json
     attention_heads: int
-    parameters_billion: float
-    max_position_embeddings: int
+    parameters_billion: float  # as its model card rounds it
+    max_position_embeddings: int  # the longest context it was trained for, without YaRN
     source: str  # the config.json it was copied from
+    config: dict  # the fields copied from it (model_weights.py reads the others)
 
 
 def read_presets(path: Path = PRESETS) -> dict[str, Preset]:
@@ -100,6 +101,7 @@ def read_presets(path: Path = PRESETS) -> dict[str, Preset]:
             m["parameters_billion"],
             _field(m["config"], "max_position_embeddings", where),
             m["source"],
+            m["config"],
         )
     return presets
 
@@ -109,11 +111,15 @@ def presets(path: Path = PRESETS) -> dict[str, ModelConfig | MLAConfig]:
 
 
 if __name__ == "__main__":
-    print(f"{'model':<26} {'KiB/token':>9} {'max context':>11} {'GiB/sequence':>12}")
+    # max_position_embeddings: the context length config.json gives, the default of
+    # vLLM's max_model_len (a model card may advertise more, with YaRN rope scaling).
+    print(
+        f"{'model':<26} {'KiB/token':>9} {'max_position_embeddings':>23} GiB/sequence"
+    )
     for p in read_presets().values():
         per_token = bytes_per_token(p.model)
         context = p.max_position_embeddings
         print(
-            f"{p.name:<26} {per_token / 1024:>9.1f} {context:>11,}"
+            f"{p.name:<26} {per_token / 1024:>9.1f} {context:>23,}"
             f" {per_token * context / 1024**3:>12.2f}"
         )

@@ -31,6 +31,16 @@ class Capacity:
     max_concurrency: float  # sequences of max_model_len tokens that fit at once
 
 
+def reported_tokens(
+    num_blocks: int, max_model_len: int, block_size: int = BLOCK_SIZE
+) -> tuple[int, float]:
+    """vLLM's "GPU KV cache size" and "Maximum concurrency" for a number of blocks
+    (vllm/v1/core/kv_cache_utils.py: get_kv_cache_capacity): the sequences of
+    max_model_len tokens the blocks hold, as a float, times max_model_len, truncated."""
+    max_concurrency = num_blocks / -(-max_model_len // block_size)  # ceil division
+    return int(max_concurrency * max_model_len), max_concurrency
+
+
 def predict(
     cfg: ModelConfig,
     kv_memory_bytes: int,
@@ -39,9 +49,8 @@ def predict(
 ) -> Capacity:
     # A block holds block_size tokens in every layer; vLLM rounds down to whole blocks.
     num_blocks = kv_memory_bytes // (block_size * bytes_per_token(cfg))
-    blocks_per_sequence = -(-max_model_len // block_size)
-    max_concurrency = num_blocks / blocks_per_sequence
-    return Capacity(num_blocks, int(max_concurrency * max_model_len), max_concurrency)
+    tokens, max_concurrency = reported_tokens(num_blocks, max_model_len, block_size)
+    return Capacity(num_blocks, tokens, max_concurrency)
 
 
 @dataclass(frozen=True)
@@ -111,14 +120,15 @@ if __name__ == "__main__":
     print("match")
 
     memory = int(log.available_gib * GIB)
-    bf16 = ModelConfig(
-        "Qwen2.5-7B-Instruct, bf16 KV", num_layers=28, num_kv_heads=4, head_dim=128
+    # kv_cache_dtype="auto" stores the checkpoint's dtype: FP16 for this AWQ checkpoint.
+    auto = ModelConfig(
+        "Qwen2.5-7B-Instruct-AWQ, auto KV", num_layers=28, num_kv_heads=4, head_dim=128
     )
     print(f"same {log.available_gib} GiB, other settings:")
     for label, cfg, max_model_len in (
-        ("fp8 KV, max_model_len 8192 ", QWEN_FP8, 8192),
-        ("bf16 KV, max_model_len 8192", bf16, 8192),
-        ("fp8 KV, max_model_len 32768", QWEN_FP8, 32768),
+        ("fp8 KV, max_model_len 8192        ", QWEN_FP8, 8192),
+        ("auto (fp16) KV, max_model_len 8192", auto, 8192),
+        ("fp8 KV, max_model_len 32768       ", QWEN_FP8, 32768),
     ):
         capacity = predict(cfg, memory, max_model_len, log.block_size)
         print(

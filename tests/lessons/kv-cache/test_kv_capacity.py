@@ -9,7 +9,13 @@ import sys
 
 import pytest
 from kv_cache_size import GIB
-from kv_capacity import QWEN_FP8, predict, predict_from_log, read_startup_log
+from kv_capacity import (
+    QWEN_FP8,
+    predict,
+    predict_from_log,
+    read_startup_log,
+    reported_tokens,
+)
 
 from coursekit import ROOT, vllm_source
 
@@ -105,3 +111,14 @@ def test_a_log_the_calculator_disagrees_with_fails_the_snippet(tmp_path):
     run = subprocess.run([sys.executable, "kv_capacity.py"], cwd=tmp_path, capture_output=True,
                          text=True)
     assert run.returncode != 0 and "MISMATCH" in run.stderr
+
+
+@pytest.mark.parametrize(("num_blocks", "max_model_len", "tokens"), [
+    (32440, 8192, 519_040),  # blocks x 16, exactly
+    (32001, 8000, 512_015),  # one token fewer than blocks x 16: floating point
+    (32440, 8190, 518_913),  # the last block of each sequence only partly used
+])
+def test_reported_tokens_as_vllm_computes_them(num_blocks, max_model_len, tokens):
+    # vllm/v1/core/kv_cache_utils.py: get_kv_cache_capacity, int(concurrency * length).
+    assert reported_tokens(num_blocks, max_model_len) == (
+        tokens, num_blocks / -(-max_model_len // 16))

@@ -1,12 +1,14 @@
 """The explorer's form, and the presets it fills in, read by the lesson's own code.
 
 The fence names the preset shown first (`model: ...`). Each preset comes with the
-numbers it puts in the form, read from its config.json by hf_config.py, so the page's
-script only copies them into the fields.
+numbers it puts in the form, read from its config.json by hf_config.py, and its weights
+in each precision, counted from its architecture by model_weights.py, so the page's
+script only copies them.
 """
 
-from explorer import WEIGHT_BYTES
+from explorer import WEIGHT_BYTES, preset_weight_bytes
 from hf_config import MLAConfig, Preset, read_presets
+from model_weights import count
 
 GPUS = {
     "RTX 4090 (24 GB)": 24,
@@ -40,6 +42,7 @@ OUTPUTS = [
     "kib_per_token",
     "gib_per_sequence",
     "gib_total",
+    "weight_memory_gib",
     "kv_memory_gib",
     "num_blocks",
     "max_concurrency",
@@ -52,7 +55,8 @@ OUTPUTS = [
 
 
 def form_fields(preset: Preset) -> dict[str, int | float]:
-    """What choosing a preset puts in the form."""
+    """What choosing a preset puts in the form (the parameter count, for a custom model
+    made from it)."""
     m = preset.model
     if isinstance(m, MLAConfig):
         shape = {"kv_lora_rank": m.kv_lora_rank, "qk_rope_head_dim": m.qk_rope_head_dim}
@@ -62,7 +66,7 @@ def form_fields(preset: Preset) -> dict[str, int | float]:
         "layers": m.num_layers,
         **shape,
         "attention_heads": preset.attention_heads,
-        "params_billion": preset.parameters_billion,
+        "params_billion": round(count(preset.config).total / 1e9, 2),
     }
 
 
@@ -81,6 +85,7 @@ def data(options: dict) -> dict:
                 "name": p.name,
                 "mla": isinstance(p.model, MLAConfig),
                 "fields": form_fields(p),
+                "weights": {w: preset_weight_bytes(p, w) for w in WEIGHT_NAMES},
             }
             for p in presets.values()
         ],

@@ -7,7 +7,13 @@ what every [data-key] output shows with expected(state), which explorer.py compu
 import random
 from dataclasses import replace
 
-from explorer import Settings, explore, shown, weight_bytes
+from explorer import (
+    Settings,
+    custom_weight_bytes,
+    explore,
+    preset_weight_bytes,
+    shown,
+)
 from hf_config import read_presets
 from kv_cache_size import GIB, ModelConfig
 
@@ -67,15 +73,18 @@ def settings(state: dict[str, str]) -> Settings:
     if preset:
         model = replace(preset.model, dtype_bytes=dtype)
         heads = preset.attention_heads
-        params = float(state.get("params_billion", preset.parameters_billion))
     else:
         shape = [int(state[key]) for key in ("layers", "kv_heads", "head_dim")]
         model = ModelConfig("custom", *shape, dtype)
-        heads, params = int(state["attention_heads"]), state.get("params_billion")
+        heads = int(state["attention_heads"])
     if state["weight_dtype"] == "custom":
         weights = int(float(state["weights_gib"]) * GIB)
+    elif preset:  # counted from its architecture
+        weights = preset_weight_bytes(preset, state["weight_dtype"])
     else:
-        weights = weight_bytes(float(params), state["weight_dtype"])
+        weights = custom_weight_bytes(
+            float(state["params_billion"]), state["weight_dtype"]
+        )
     gpu = state["gpu_gib"] if state["gpu"] == "custom" else state["gpu"]
     return Settings(
         model,

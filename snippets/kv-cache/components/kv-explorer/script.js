@@ -1,5 +1,6 @@
 // The KV cache explorer. template.html writes its form; data.py gives each preset's numbers
-// for the form, read from its config.json by hf_config.py, and the bytes per weight. The
+// for the form, read from its config.json by hf_config.py, its weights in bytes, counted
+// from its architecture by model_weights.py, and the bytes per weight of a custom model. The
 // arithmetic follows snippets/kv-cache/explorer.py, and parity.py says what the page must show.
 (() => {
   const GIB = 1024 ** 3;
@@ -55,13 +56,15 @@
         .concat(mla ? ["kv_lora_rank", "qk_rope_head_dim"]
                     : ["kv_heads", "head_dim", "attention_heads"])
         .concat(field("gpu").value === "custom" ? ["gpu_gib"] : [])
-        .concat(field("weight_dtype").value === "custom" ? ["weights_gib"] : ["params_billion"]);
+        .concat(field("weight_dtype").value === "custom" ? ["weights_gib"]
+                : preset() ? [] : ["params_billion"]);
       for (const name of needed) v[name] = read(name, label(name));
       const dtype = Number(field("kv_dtype").value.split(":")[0]);
       const gpu = field("gpu").value === "custom" ? v.gpu_gib : Number(field("gpu").value);
-      const weights = field("weight_dtype").value === "custom"
-        ? Math.trunc(v.weights_gib * GIB)
-        : Math.trunc(v.params_billion * 1e9 * weightBytes[field("weight_dtype").value]);
+      const precision = field("weight_dtype").value;
+      const weights = precision === "custom" ? Math.trunc(v.weights_gib * GIB)
+        : preset() ? preset().weights[precision] // counted from the architecture
+        : Math.trunc(v.params_billion * 1e9 * weightBytes[precision]);
 
       const perToken = mla ? v.layers * (v.kv_lora_rank + v.qk_rope_head_dim) * dtype
                            : 2 * v.layers * v.kv_heads * v.head_dim * dtype;
@@ -75,6 +78,7 @@
         kib_per_token: fixed(perToken / 1024, 1),
         gib_per_sequence: fixed(perToken * v.seq_len / GIB, 2),
         gib_total: fixed(perToken * v.seq_len * v.batch / GIB, 2),
+        weight_memory_gib: fixed(weights / GIB, 2),
         kv_memory_gib: fixed(kvMemory / GIB, 2),
         num_blocks: grouped(blocks),
         max_concurrency: fixed(blocks / blocksPerSequence, 2),
@@ -101,7 +105,7 @@
       for (const name of ["kv_lora_rank", "qk_rope_head_dim"]) show(name, mla);
       show("gpu_gib", field("gpu").value === "custom");
       show("weights_gib", field("weight_dtype").value === "custom");
-      show("params_billion", field("weight_dtype").value !== "custom");
+      show("params_billion", field("weight_dtype").value !== "custom" && !preset());
       try {
         const out = compute();
         for (const output of table.querySelectorAll("output")) {
