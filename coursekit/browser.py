@@ -19,8 +19,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    prefix = "/"  # the URL path the site is served under, as a project site on GitHub Pages
+
     def log_message(self, *args):
         pass
+
+    def send_head(self):
+        if not self.path.startswith(self.prefix):
+            self.send_error(404, "outside the site's path")
+            return None
+        return super().send_head()
+
+    def translate_path(self, path):
+        return super().translate_path("/" + path[len(self.prefix):])
 
 
 class _GzipHandler(_QuietHandler):
@@ -29,6 +40,8 @@ class _GzipHandler(_QuietHandler):
     TEXT = (".html", ".css", ".js", ".json", ".svg", ".xml")
 
     def send_head(self):
+        if not self.path.startswith(self.prefix):
+            return super().send_head()
         path = Path(self.translate_path(self.path))
         if path.is_dir():
             path = path / "index.html"
@@ -51,14 +64,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(directory: Path, compress: bool = False):
-    """Serve a directory on a free port of 127.0.0.1; yields its base URL."""
-    handler = functools.partial(_GzipHandler if compress else _QuietHandler,
+def serve(directory: Path, compress: bool = False, prefix: str = "/"):
+    """Serve a directory on a free port of 127.0.0.1 under the URL path prefix (e.g. /course/,
+    as GitHub Pages serves a project site; anything outside it is a 404); yields its base URL,
+    without the trailing slash."""
+    prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
+    base = _GzipHandler if compress else _QuietHandler
+    handler = functools.partial(type("Handler", (base,), {"prefix": prefix}),
                                 directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield f"http://127.0.0.1:{server.server_port}{prefix.rstrip('/')}"
     finally:
         server.shutdown()
 

@@ -1,5 +1,7 @@
-"""Lesson charts as data: each snippet folder's charts.py returns chart specs, drawn here as one
-SVG per chart and language into the folder's charts/.
+"""Lesson charts as data: each snippet folder's charts.py returns chart specs, drawn here as
+SVGs into the folder's charts/: per chart and language, one for the light scheme
+(<chart>.<language>.svg) and one for the dark scheme (<chart>.<language>.dark.svg), with text
+large enough to read on a 390 px phone.
 
 A spec is a dict (see SPEC_KEYS) whose texts are either one string or {"zh": ..., "en": ...};
 its numbers come from the lesson's own code. Each SVG carries the spec it was drawn from, in
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
@@ -23,6 +26,17 @@ SPEC_KEYS = {"title", "x", "y", "series"}
 AXIS_KEYS = {"label", "scale", "ticks"}
 SCALES = {"linear", "log"}
 NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+# How each colour scheme draws a chart: the page's background (Material's default and slate),
+# its text, and lines that keep at least 3:1 contrast against the background (WCAG's figure
+# for graphics; matplotlib's orange and green on white reach 2.1 and 3.0).
+SCHEMES = {
+    "light": {"background": "#ffffff", "text": "#202124", "axes": "#5f6368",
+              "lines": ["#1f5fa8", "#c2410c", "#15803d", "#b91c1c", "#7e22ce", "#0e7490",
+                        "#a16207", "#4d5562"]},
+    "dark": {"background": "#1e2029", "text": "#dcdde3", "axes": "#9a9db0",
+             "lines": ["#7cb2ff", "#ff9e5e", "#5fd38d", "#ff7a7a", "#c99bff", "#4fd1e0",
+                       "#e6c14f", "#c3c7d4"]},
+}
 DATA_COMMENT = re.compile(r"<!-- chart-data: (.*?) -->", re.S)
 
 
@@ -32,12 +46,15 @@ class Chart:
     name: str
     spec: dict
 
-    def svg_path(self, language: str) -> Path:
-        return self.folder / "charts" / f"{self.name}.{language}.svg"
+    def file_name(self, language: str, scheme: str = "light") -> str:
+        return f"{self.name}.{language}{'' if scheme == 'light' else '.' + scheme}.svg"
 
-    def url(self, language: str) -> str:
+    def svg_path(self, language: str, scheme: str = "light") -> Path:
+        return self.folder / "charts" / self.file_name(language, scheme)
+
+    def url(self, language: str, scheme: str = "light") -> str:
         """Where the built site serves it, from the site's root."""
-        return f"assets/charts/{self.folder.name}/{self.name}.{language}.svg"
+        return f"assets/charts/{self.folder.name}/{self.file_name(language, scheme)}"
 
 
 def text(value, language: str, where: str) -> str:
@@ -147,29 +164,88 @@ def charts(root: Path = ROOT) -> list[Chart]:
     return list(found.values())
 
 
-def draw(spec: dict) -> str:
-    """One localized spec as an SVG that carries the spec."""
+CHINESE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+NO_BREAK_BEFORE = set("，。、；：）」』,.;:)")
+NO_BREAK_AFTER = set("（「『(")
+
+
+def _wrap(text: str, figure, size, width: float) -> str:
+    """The text in lines no wider than width (display pixels) at that font size: broken at a
+    space or next to a Chinese character, never before closing punctuation."""
+    def fits(line: str) -> bool:
+        probe = figure.text(0, 0, line, fontsize=size)
+        wide = probe.get_window_extent().width
+        probe.remove()
+        return wide <= width
+
+    if fits(text):
+        return text
+    breaks = [i for i in range(1, len(text)) if text[i] not in NO_BREAK_BEFORE
+              and text[i - 1] not in NO_BREAK_AFTER
+              and (text[i - 1] == " " or CHINESE.match(text[i - 1]) or CHINESE.match(text[i]))]
+    lines, start = [], 0
+    while not fits(text[start:].strip()):
+        fitting = [b for b in breaks if b > start and fits(text[start:b].strip())]
+        cut = fitting[-1] if fitting else next((b for b in breaks if b > start), len(text))
+        lines.append(text[start:cut].strip())
+        start = cut
+        if start >= len(text):
+            break
+    lines.append(text[start:].strip())
+    return "\n".join(line for line in lines if line)
+
+
+def draw(spec: dict, scheme: str = "light") -> str:
+    """One localized spec as an SVG that carries the spec, in a colour scheme of SCHEMES.
+
+    5.2 inches wide (499 px) with 10-12 pt text: shown 358 px wide on a 390 px phone, its
+    smallest text is still 9.6 px (it was 5 px); a tap opens it full size."""
     import matplotlib
 
     matplotlib.use("svg")
     import matplotlib.pyplot as plt
+    from cycler import cycler
 
-    plt.rcParams.update({"font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
-                         "svg.hashsalt": "course-chart", "font.size": 9})
-    figure, axes = plt.subplots(figsize=(6.4, 3.6))
+    colours = SCHEMES[scheme]
+    plt.rcParams.update({
+        "font.family": ["Noto Sans CJK SC", "DejaVu Sans"], "svg.hashsalt": "course-chart",
+        "font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": 10,
+        "ytick.labelsize": 10, "legend.fontsize": 10,
+        "figure.facecolor": colours["background"], "axes.facecolor": colours["background"],
+        "savefig.facecolor": colours["background"], "text.color": colours["text"],
+        "axes.labelcolor": colours["text"], "axes.titlecolor": colours["text"],
+        "xtick.color": colours["axes"], "ytick.color": colours["axes"],
+        "xtick.labelcolor": colours["text"], "ytick.labelcolor": colours["text"],
+        "axes.edgecolor": colours["axes"], "grid.color": colours["axes"],
+        "legend.facecolor": colours["background"], "legend.edgecolor": colours["axes"],
+        "axes.prop_cycle": cycler(color=colours["lines"]),
+    })
+    figure, axes = plt.subplots(figsize=(5.2, 3.6))
     for line in spec["series"]:
-        axes.plot(line["x"], line["y"], marker="o", markersize=3, label=line["label"])
-    axes.set(xscale=spec["x"].get("scale", "linear"), yscale=spec["y"].get("scale", "linear"),
-             xlabel=spec["x"]["label"], ylabel=spec["y"]["label"], title=spec["title"])
+        axes.plot(line["x"], line["y"], marker="o", markersize=3.5, linewidth=1.8,
+                  label=line["label"])
+    axes.set(xscale=spec["x"].get("scale", "linear"), yscale=spec["y"].get("scale", "linear"))
+    # Titles and labels wrap to the figure (the y label to the plot's height) instead of
+    # running off its edges.
+    figure.tight_layout()
+    labels = plt.rcParams["axes.labelsize"]
+    axes.set_xlabel(_wrap(spec["x"]["label"], figure, labels, figure.bbox.width * 0.9))
+    axes.set_ylabel(_wrap(spec["y"]["label"], figure, labels, axes.bbox.height))
+    figure.tight_layout()
+    centre = (axes.bbox.x0 + axes.bbox.x1) / 2  # the title is centred on the plot
+    title_width = 2 * min(centre, figure.bbox.width - centre) * 0.92
+    axes.set_title(_wrap(spec["title"], figure, plt.rcParams["axes.titlesize"], title_width))
     if "ticks" in spec["x"]:
         axes.set_xticks(*spec["x"]["ticks"])
     if "ticks" in spec["y"]:
         axes.set_yticks(*spec["y"]["ticks"])
-    axes.grid(True, which="major", alpha=0.3)
-    axes.legend(fontsize=7)
+    axes.grid(True, which="major", alpha=0.35)
+    axes.legend(framealpha=0.85)
     out = StringIO()
     figure.tight_layout()
-    figure.savefig(out, format="svg", metadata={"Date": None})
+    with warnings.catch_warnings():  # "loc='best' can be slow": it is, slightly
+        warnings.simplefilter("ignore", UserWarning)
+        figure.savefig(out, format="svg", metadata={"Date": None})
     plt.close(figure)
     comment = f"<!-- chart-data: {json.dumps(spec, sort_keys=True, ensure_ascii=False)} -->\n"
     return out.getvalue().replace("<svg ", comment + "<svg ", 1)
@@ -186,8 +262,9 @@ def stale(root: Path, languages: list[str]) -> list[str]:
     """Charts whose SVG is missing or shows other numbers or labels than the spec."""
     problems = []
     for chart in charts(root):
-        for language in languages:
-            path = chart.svg_path(language)
+        for language, scheme in ((language, scheme) for language in languages
+                                 for scheme in SCHEMES):
+            path = chart.svg_path(language, scheme)
             where = path.relative_to(root).as_posix()
             expected = json.loads(json.dumps(localized(chart, language)))
             if not path.is_file():
@@ -210,7 +287,8 @@ def stale(root: Path, languages: list[str]) -> list[str]:
 
 def unknown_svgs(root: Path, languages: list[str]) -> list[str]:
     """SVGs in a charts/ folder that no spec draws (a chart renamed or removed)."""
-    drawn = {chart.svg_path(language) for chart in charts(root) for language in languages}
+    drawn = {chart.svg_path(language, scheme) for chart in charts(root)
+             for language in languages for scheme in SCHEMES}
     return [f"{path.relative_to(root).as_posix()}: no charts.py spec draws it"
             for folder in folders(root) for path in sorted(folder.glob("charts/*.svg"))
             if path not in drawn]
@@ -223,8 +301,9 @@ def draw_all(root: Path, languages: list[str], only: Path | None = None) -> list
         if only is not None and chart.folder != only:
             continue
         for language in languages:
-            path = chart.svg_path(language)
-            path.parent.mkdir(exist_ok=True)
-            path.write_text(draw(localized(chart, language)), "utf-8")
-            written.append(path)
+            for scheme in SCHEMES:
+                path = chart.svg_path(language, scheme)
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(draw(localized(chart, language), scheme), "utf-8")
+                written.append(path)
     return written

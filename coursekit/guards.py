@@ -14,7 +14,7 @@ from urllib.parse import unquote, urljoin, urlparse
 
 from pytest_examples import find_examples
 
-from coursekit import code, components, gpu_labs
+from coursekit import code, components, gpu_labs, numbers
 from coursekit.pages import (
     OTHER_LANGUAGES,
     PYTHON,
@@ -210,6 +210,7 @@ REPOSITORY_CHECKS = (
     code.clashes,
     component_labels_match,
     gpu_labs.contract_problems,
+    numbers.prose_numbers,
 )
 
 
@@ -256,6 +257,7 @@ def built_html(site: Path) -> list[str]:
         parser = _Html()
         parser.feed(html)
         text = "".join(parser.text)
+        home = _site_path(site)
         if LEFTOVER_INCLUDE.search("".join(parser.all_text)):
             problems.append(f"{where}: leftover snippet marker --8<--")
         if re.search(r"```|~~~", text):
@@ -263,13 +265,31 @@ def built_html(site: Path) -> list[str]:
         for url in parser.loads:
             if urlparse(url).netloc or url.startswith("//"):
                 problems.append(f"{where}: loads {url} from another host")
-            elif not url.startswith("data:") and not _local_file(site, html_file, url).is_file():
+            elif (not url.startswith("data:")
+                  and not _local_file(site, html_file, url, home).is_file()):
                 problems.append(f"{where}: loads {url}, which the site does not have")
     return problems
 
 
-def _local_file(site: Path, page: Path, url: str) -> Path:
-    path = unquote(urlparse(urljoin("http://site/" + page.relative_to(site).as_posix(), url)).path)
+CANONICAL = re.compile(r'<link rel="canonical" href="([^"]+)"')
+
+
+def _site_path(site: Path) -> str:
+    """The URL path the site is published under (site_url's, e.g. /course/), as its home page's
+    canonical link says; absolute links in the built pages (the 404 page's) start with it."""
+    home = site / "index.html"
+    found = CANONICAL.search(home.read_text("utf-8")) if home.is_file() else None
+    return urlparse(found[1]).path if found else "/"
+
+
+def _in_site(path: str, home: str) -> str:
+    """A URL path as a path inside the site folder; outside the site's path, a missing one."""
+    return "/" + path[len(home):] if path.startswith(home) else "/outside-the-site" + path
+
+
+def _local_file(site: Path, page: Path, url: str, home: str = "/") -> Path:
+    page_url = "http://site" + home + page.relative_to(site).as_posix()
+    path = _in_site(unquote(urlparse(urljoin(page_url, url)).path), home)
     target = site / path.lstrip("/")
     return target / "index.html" if path.endswith("/") else target
 
@@ -301,14 +321,14 @@ def site_links(site: Path) -> dict[str, list[str]]:
 
 def broken_links(site: Path) -> list[str]:
     """Internal links whose page or anchor does not exist in the built site."""
-    problems, parsed = [], {}
+    problems, parsed, home = [], {}, _site_path(site)
     for page, links in site_links(site).items():
-        base = "http://site/" + page
+        base = "http://site" + home + page
         for href in links:
             url = urlparse(urljoin(base, href))
             if url.netloc != "site" or url.scheme != "http":
                 continue
-            target = unquote(url.path).lstrip("/")
+            target = _in_site(unquote(url.path), home).lstrip("/")
             target_file = site / (target + "index.html" if target.endswith("/") or not target
                                   else target)
             if not target_file.is_file():

@@ -6,7 +6,11 @@
     ```
 
 Each line is `key: value`, the value taken as written (no quotes needed, a colon in the alt text
-is fine). Every lesson's chart SVGs are copied into the site."""
+is fine). Every lesson's chart SVGs are copied into the site.
+
+The page shows the light drawing in Material's light scheme and the dark one in its dark
+scheme (docs/stylesheets/course.css hides the other; being lazy, the hidden one is not even
+fetched); each is a link to itself, so that a tap on a phone opens the chart full size."""
 
 import html
 import re
@@ -16,9 +20,10 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-from coursekit.charts import charts
+from coursekit.charts import SCHEMES, charts
 
 FENCE = re.compile(r"^```chart[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
+SIZE = re.compile(r'<svg\b[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"')
 
 
 def _options(body: str) -> dict[str, str] | None:
@@ -53,12 +58,19 @@ def on_page_markdown(markdown, page, config, files):
         if chart is None:
             raise PluginError(f"{where}: no charts.py of any snippet folder draws a chart"
                               f" named {options['name']!r}; known: {', '.join(sorted(known))}")
-        if not chart.svg_path(page.file.locale).is_file():
-            raise PluginError(f"{where}: chart {chart.name!r} has no"
-                              f" {chart.svg_path(page.file.locale).name} yet; run npm run charts")
-        src = get_relative_url(chart.url(page.file.locale), page.url)
-        return (f'<p><img class="course-chart" src="{html.escape(src)}"'
-                f' alt="{html.escape(options["alt"])}"></p>')
+        drawings = []
+        for scheme in SCHEMES:
+            svg = chart.svg_path(page.file.locale, scheme)
+            if not svg.is_file():
+                raise PluginError(f"{where}: chart {chart.name!r} has no {svg.name} yet;"
+                                  " run npm run charts")
+            size = SIZE.search(svg.read_text("utf-8"))
+            box = (f' width="{round(float(size[1]) * 4 / 3)}"'
+                   f' height="{round(float(size[2]) * 4 / 3)}"') if size else ""
+            src = html.escape(get_relative_url(chart.url(page.file.locale, scheme), page.url))
+            drawings.append(f'<a class="course-chart__{scheme}" href="{src}"><img src="{src}"'
+                            f' alt="{html.escape(options["alt"])}"{box} loading="lazy"></a>')
+        return f'<p class="course-chart">{"".join(drawings)}</p>'
 
     markdown = FENCE.sub(render, markdown)
     if "```chart" in markdown:

@@ -2,9 +2,17 @@
 
 The glossary page (docs/glossary.<language>.md) gets its entries where it holds MARKER. Every
 other page gets a tooltip (an abbreviation) on each spelling a term lists in `match`, linked to
-the term's entry on the glossary page.
+the term's entry on the glossary page: the first time the term appears in each section (h2),
+not on every mention, which would make each one a stop for the keyboard.
+
+The spellings are found here rather than by Markdown's abbr extension, whose whole-word match
+never sees a Chinese word (Chinese has no spaces: "KV 缓存的" has no word boundary after 存).
+A Latin edge of a spelling must not touch a letter or digit; a Chinese edge may touch anything.
+The link sits inside the abbreviation, so that the tooltip also shows when the link has the
+keyboard focus (Material shows it while the abbreviation contains the focus).
 """
 
+import html as html_lib
 import re
 from pathlib import Path
 
@@ -15,11 +23,18 @@ from mkdocs.utils import get_relative_url
 DATA = Path(__file__).with_name("glossary.yml")
 MARKER = "<!-- glossary terms -->"
 LANGUAGES = ("zh", "en")
-ABBR = re.compile(r'<abbr title="[^"]*">([^<]+)</abbr>')
-# Links, headings and the titles of admonitions and details keep their text as it is: no link
-# inside a link, and no tooltip in a title (clicking a question must open its answer).
-KEEP = re.compile(r'(<a\b.*?</a>|<h[1-6]\b.*?</h[1-6]>|<summary\b.*?</summary>'
-                  r'|<p class="admonition-title">.*?</p>)', re.S)
+TOKEN = re.compile(r"(<!--.*?-->|<[^>]*>)", re.S)
+TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)")
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+# Text that keeps its words as they are: links (no link inside a link), headings and the
+# titles of admonitions and details (no tooltip in a title: clicking a question must open its
+# answer), code, math, a lesson's interactive component, and what is not prose.
+KEEP = {"a", "abbr", "h1", "h2", "h3", "h4", "h5", "h6", "summary", "code", "pre", "kbd",
+        "script", "style", "math", "svg", "textarea", "select", "option", "button"}
+KEEP_CLASS = re.compile(r'\bclass="[^"]*\b(?:admonition-title|arithmatex|katex)\b'
+                        r'|\bdata-component=')
+LATIN = re.compile(r"[A-Za-z0-9_]")
 
 
 def load_terms(path: Path = DATA) -> list[dict]:
@@ -65,9 +80,23 @@ def on_page_markdown(markdown, page, config, files):
         if MARKER not in markdown:
             raise PluginError(f"{page.file.src_uri}: the glossary page needs the line {MARKER}")
         return markdown.replace(MARKER, entries(language))
-    abbreviations = [f"*[{spelling}]: {term['definition'][language]}"
-                     for term in TERMS for spelling in term["match"]]
-    return markdown + "\n\n" + "\n".join(abbreviations) + "\n"
+    return markdown
+
+
+def spelling_pattern(spellings) -> re.Pattern:
+    """One pattern for every spelling, longest first; a Latin edge must not touch a letter or
+    digit, a space may be any run of white space (a line break in the source)."""
+    alternatives = []
+    for spelling in sorted(spellings, key=len, reverse=True):
+        body = r"\s+".join(re.escape(word) for word in spelling.split())
+        before = r"(?<![A-Za-z0-9_])" if LATIN.match(spelling[0]) else ""
+        after = r"(?![A-Za-z0-9_])" if LATIN.match(spelling[-1]) else ""
+        alternatives.append(before + body + after)
+    return re.compile("|".join(alternatives))
+
+
+SPELLINGS = {spelling: term for term in TERMS for spelling in term["match"]}
+PATTERN = spelling_pattern(SPELLINGS)
 
 
 def on_page_content(html, page, config, files):
@@ -76,17 +105,36 @@ def on_page_content(html, page, config, files):
     language = page.file.locale
     prefix = f"{language}/" if page.url.startswith(f"{language}/") else ""
     glossary = get_relative_url(f"{prefix}glossary/", page.url)
-    anchors = {spelling: term["id"] for term in TERMS for spelling in term["match"]}
+    seen = set()  # the terms already linked in this section
 
     def link(match):
-        anchor = anchors.get(match[1])
-        if anchor is None:
+        term = SPELLINGS[" ".join(match[0].split())]
+        if term["id"] in seen:
             return match[0]
-        return f'<a class="glossary-term" href="{glossary}#{anchor}">{match[0]}</a>'
+        seen.add(term["id"])
+        title = html_lib.escape(term["definition"][language])
+        return (f'<abbr title="{title}"><a class="glossary-term"'
+                f' href="{glossary}#{term["id"]}">{match[0]}</a></abbr>')
 
-    parts = KEEP.split(html)
-    return "".join(
-        (part if part.startswith("<a") else ABBR.sub(r"\1", part)) if index % 2
-        else ABBR.sub(link, part)
-        for index, part in enumerate(parts)
-    )
+    parts, open_tags = TOKEN.split(html), []  # open_tags: (name, keeps its text)
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            if part and not any(keep for _, keep in open_tags):
+                parts[index] = PATTERN.sub(link, part)
+            continue
+        tag = TAG.match(part)
+        if tag is None or tag[2].lower() in VOID or part.endswith("/>"):
+            continue
+        name = tag[2].lower()
+        if tag[1]:  # a closing tag closes the last element of its name
+            for depth in range(len(open_tags) - 1, -1, -1):
+                if open_tags[depth][0] == name:
+                    del open_tags[depth:]
+                    break
+            continue
+        if name in ("h1", "h2"):
+            seen.clear()
+        if name == "option" and open_tags and open_tags[-1][0] == "option":
+            open_tags.pop()  # an <option> ends where the next one starts
+        open_tags.append((name, name in KEEP or bool(KEEP_CLASS.search(part))))
+    return "".join(parts)

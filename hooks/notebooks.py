@@ -5,9 +5,18 @@ pages, so they end up copied raw, as JSON, under a page's URL (mkdocs-static-i18
 and `mkdocs build --strict` says nothing. This hook marks them again, after the i18n plugin,
 keeping the localized URL it gave them; mkdocs-jupyter then renders them. It also strips what
 a notebook page would load from elsewhere (see UNWANTED).
+
+The i18n plugin took the notebooks for plain files, so it gave them no page in the other
+language (its language switcher then goes to the home page) and left them out of sitemap.xml:
+both are given back here. nbconvert's heading ids drop Chinese (empty or clashing ids) and
+end in its own "¶" link, which search indexed as part of the title: headings get the ids and
+permalinks of the Markdown pages.
 """
 
+import html
 import re
+from pathlib import Path
+from types import SimpleNamespace
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -20,14 +29,71 @@ def _as_page(file, config):
     return page
 
 
+def _alternates(page, file, i18n, config) -> dict:
+    """The notebook page in each language it is written in, as the i18n plugin lists a
+    Markdown page's: {language: something with the page's url}."""
+    here = i18n.current_language
+
+    def prefix(language):
+        return "" if language == i18n.default_language else f"{language}/"
+
+    path = page.url.removeprefix(prefix(here))
+    alternates = {here: page}
+    for language in i18n.build_languages:
+        source = Path(config.docs_dir) / file.src_uri.replace(f".{file.locale}.ipynb",
+                                                              f".{language}.ipynb")
+        if language != here and source.is_file():
+            alternates[language] = SimpleNamespace(url=prefix(language) + path, page=None)
+    return alternates
+
+
 @event_priority(-110)  # mkdocs-static-i18n builds its file list at -100
 def on_files(files, config):
+    i18n = config.plugins.get("i18n")
     # Change the i18n plugin's own file list in place: it keeps state the nav needs.
     for file in [f for f in files if f.src_uri.endswith(".ipynb")]:
         if not file.is_documentation_page():
             files.remove(file)
-            files.append(_as_page(file, config))
+            page = _as_page(file, config)
+            if i18n is not None and getattr(file, "locale", None):
+                page.alternates = _alternates(page, file, i18n, config)
+                # The pages sitemap.xml lists, taken before the notebooks were pages.
+                i18n.i18n_files_per_language[i18n.current_language].append(page)
+            files.append(page)
     return files
+
+
+NB_HEADING = re.compile(r'<h([1-6]) id="[^"]*">(.*?)<a class="anchor-link" href="#[^"]*">¶</a>'
+                        r"</h\1>", re.S)
+
+
+def on_page_content(content, page, config, files):
+    """Headings as on the Markdown pages: the site's slugify, unique ids, Material's permalink."""
+    if not page.file.src_uri.endswith(".ipynb"):
+        return content
+    slugify = config.mdx_configs.get("toc", {}).get("slugify")
+    if slugify is None:
+        from markdown.extensions.toc import slugify
+    seen, first_ids = set(), []
+
+    def heading(match):
+        level, inner = match[1], match[2]
+        text = html.unescape(re.sub(r"<[^>]+>", "", inner)).strip()
+        slug = base = slugify(text, "-") or "section"
+        number = 0
+        while slug in seen:
+            number += 1
+            slug = f"{base}_{number}"
+        seen.add(slug)
+        first_ids.append(slug)
+        return (f'<h{level} id="{slug}">{inner}<a class="headerlink" href="#{slug}"'
+                f' title="Permanent link">&para;</a></h{level}>')
+
+    content = NB_HEADING.sub(heading, content)
+    # mkdocs-jupyter's table of contents (the title, toc_depth 1) links to its own id.
+    for item, slug in zip(page.toc, first_ids):
+        item.id = slug
+    return content
 
 
 # What mkdocs-jupyter puts in a notebook page that this site must not load: JupyterLab's whole

@@ -3,6 +3,8 @@ source, and copies of the small fixture course (tests/fixture_course) to break."
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,8 @@ from coursekit.site import mkdocs_build
 from coursekit.translations import mark
 
 FIXTURE = Path(__file__).with_name("fixture_course")
+# The dry run's stand-ins for vLLM, torch and nvidia-smi (see tests/stand_in_vllm/vllm/vllm).
+STAND_IN = Path(__file__).with_name("stand_in_vllm")
 # The fixture course's second lesson is made by the scaffolding tool, as a contributor's is.
 SCAFFOLDED = ("second", "第二课", "Second lesson")
 
@@ -73,6 +77,18 @@ def site(build):
 @pytest.fixture(scope="session")
 def site_url(site):
     with browser.serve(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def course_url(site):
+    """The site served as GitHub Pages serves it: under the path of mkdocs.yml's site_url
+    (a project site, e.g. /course/), nothing outside it; the base URL has no trailing slash."""
+    from urllib.parse import urlsplit
+
+    from coursekit.pages import mkdocs_config
+
+    with browser.serve(site, prefix=urlsplit(mkdocs_config(ROOT).site_url or "/").path) as url:
         yield url
 
 
@@ -159,3 +175,26 @@ def _edit(path, old: str, new: str) -> None:
 def edit():
     """edit(path, old, new): replace the first `old` of a file, which must hold it."""
     return _edit
+
+
+@pytest.fixture(scope="session")
+def stand_in_site(tmp_path_factory):
+    """The stand-ins for vLLM and torch, installed by pip into a folder of their own, with the
+    `vllm` command in its bin/, as the dry run installs them into its venv."""
+    site = tmp_path_factory.mktemp("stand-in-site")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--no-deps", "--no-build-isolation", "--target", str(site),
+                    str(STAND_IN / "torch"), str(STAND_IN / "vllm")], check=True)
+    return site
+
+
+@pytest.fixture
+def stand_in_vllm(stand_in_site, monkeypatch):
+    """The processes this test starts find the stand-ins before anything real: `vllm` and
+    `nvidia-smi` first on PATH, the `vllm` and `torch` modules on PYTHONPATH, and
+    GPU_LAB_DRY_RUN=1, without which the stand-ins refuse to run."""
+    monkeypatch.setenv("PATH", os.pathsep.join(
+        [str(stand_in_site / "bin"), str(STAND_IN / "bin"), os.environ["PATH"]]))
+    monkeypatch.setenv("PYTHONPATH", str(stand_in_site))
+    monkeypatch.setenv("GPU_LAB_DRY_RUN", "1")
+    return stand_in_site

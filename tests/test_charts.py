@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from coursekit import ROOT
-from coursekit.charts import charts, numbers, plotted, stale, unknown_svgs
+from coursekit.charts import SCHEMES, charts, numbers, plotted, stale, unknown_svgs
 from coursekit.pages import languages
 
 LANGUAGES = languages(ROOT)
@@ -29,6 +29,16 @@ def test_each_language_has_its_own_labels_and_the_same_numbers(site):
             assert svgs[language] != svgs[first], f"{chart.name}: {language} = {first}"
             assert numbers(plotted(svgs[language])) == numbers(plotted(svgs[first])), \
                 f"{chart.name}: {language} and {first} plot other numbers"
+
+
+def test_each_chart_has_a_dark_drawing_of_the_same_chart(site):
+    for chart in charts(ROOT):
+        for language in LANGUAGES:
+            light, dark = ((site / chart.url(language, scheme)).read_text("utf-8")
+                           for scheme in ("light", "dark"))
+            assert plotted(dark) == plotted(light), f"{chart.name}.{language}: other data"
+            background = SCHEMES["dark"]["background"]
+            assert background in dark and background not in light, chart.name
 
 
 # The changed-chart tests run on a copy of the snippet folders, never on the real lessons: the
@@ -59,9 +69,9 @@ def changed_copy(tmp_path, change: str):
 
 
 def expected_problems(chart, what: str) -> list[str]:
-    return [f"snippets/{chart.folder.name}/charts/{chart.name}.{language}.svg: {what}"
+    return [f"snippets/{chart.folder.name}/charts/{chart.file_name(language, scheme)}: {what}"
             f" {chart.folder.name}/charts.py {'computes' if 'numbers' in what else 'gives'};"
-            " run npm run charts" for language in LANGUAGES]
+            " run npm run charts" for language in LANGUAGES for scheme in SCHEMES]
 
 
 def test_a_chart_whose_numbers_changed_is_stale(tmp_path):
@@ -100,8 +110,9 @@ def course_with_spec(tmp_path, spec: dict):
 
 def test_a_good_spec_is_only_missing_its_svgs(tmp_path):
     root = course_with_spec(tmp_path, GOOD)
-    assert stale(root, LANGUAGES) == [f"snippets/demo/charts/demo-chart.{language}.svg:"
-                                      " missing; run npm run charts" for language in LANGUAGES]
+    assert stale(root, LANGUAGES) == [
+        f"snippets/demo/charts/demo-chart.{language}{'' if scheme == 'light' else '.dark'}.svg:"
+        " missing; run npm run charts" for language in LANGUAGES for scheme in SCHEMES]
 
 
 @pytest.mark.parametrize(("change", "problem"), [

@@ -1,14 +1,19 @@
 """Measure the course: the test suite as a multiple of one strict build, the full build and the
-build time per page as lessons are added, the rebuild under `mkdocs serve`, and what each page
-transfers.
+build time per page as lessons are added, the rebuild under `mkdocs serve`, what each page
+transfers, and Lighthouse's scores for the lesson when Lighthouse is installed.
 
-Run: .venv/bin/python tools/benchmark.py [--runs N] [--no-suite]
+Run: .venv/bin/python tools/benchmark.py [--runs N] [--no-suite] [--lighthouse-only]
+Lighthouse is not a dependency of the course (176 MB); for its scores:
+  npm install --no-save lighthouse@13.5.0   (or LIGHTHOUSE=/path/to/lighthouse)
 A report, not a test: timings on a shared 2-core machine are noisy, so it prints medians and
 ratios measured in the same run.
 Targets: suite <= 15 strict builds, full build <= 5 s, rebuild <= 2 s, lesson page <= 1 MB.
 """
 
 import argparse
+import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -16,9 +21,11 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from coursekit import ROOT
-from coursekit.browser import chromium, free_port, serve
+from coursekit.browser import CHROMIUM, CHROMIUM_ARGS, chromium, free_port, serve
+from coursekit.pages import mkdocs_config
 from coursekit.scaffold import new_lesson
 from coursekit.site import copy_course, mkdocs_build
 
@@ -48,7 +55,9 @@ def rebuild_seconds(runs: int) -> list[float]:
     with tempfile.TemporaryDirectory() as tmp:
         repo = copy_course(Path(tmp) / "course")
         port = free_port()
-        url = f"http://127.0.0.1:{port}/lessons/kv-cache/"
+        # mkdocs serve serves the site under the path of site_url, as GitHub Pages does.
+        path = urlsplit(mkdocs_config(ROOT).site_url or "/").path.rstrip("/")
+        url = f"http://127.0.0.1:{port}{path}/lessons/kv-cache/"
         server = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
             cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -127,12 +136,75 @@ def growth(counts=(0, 5, 10)) -> list[tuple[int, int, float]]:
     return rows
 
 
+LIGHTHOUSE_PAGES = {"zh": "lessons/kv-cache/", "en": "en/lessons/kv-cache/"}
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+
+
+def lighthouse_binary() -> str | None:
+    for candidate in (os.environ.get("LIGHTHOUSE"), ROOT / "node_modules" / ".bin" / "lighthouse",
+                      shutil.which("lighthouse")):
+        if candidate and Path(candidate).is_file():
+            return str(candidate)
+    return None
+
+
+def lighthouse(site: Path) -> list[str]:
+    """Lighthouse on the lesson in both languages, desktop and mobile presets, the site served
+    with gzip under the path of site_url as GitHub Pages serves it, in the tests' Chromium."""
+    binary = lighthouse_binary()
+    if binary is None:
+        return ["lighthouse: not installed; npm install --no-save lighthouse@13.5.0"
+                " (or LIGHTHOUSE=/path/to/lighthouse) for its scores"]
+    lines = []
+    prefix = urlsplit(mkdocs_config(ROOT).site_url or "/").path
+    with serve(site, compress=True, prefix=prefix) as base:
+        for language, path in LIGHTHOUSE_PAGES.items():
+            for preset in ("desktop", "mobile"):
+                result = subprocess.run(
+                    [binary, f"{base}/{path}", "--output=json", "--output-path=stdout",
+                     "--quiet", f"--only-categories={','.join(CATEGORIES)}",
+                     "--chrome-flags=--headless=new " + " ".join(CHROMIUM_ARGS),
+                     *(["--preset=desktop"] if preset == "desktop" else [])],
+                    capture_output=True, text=True, env={**os.environ, "CHROME_PATH": str(CHROMIUM)})
+                if result.returncode:
+                    lines.append(f"lighthouse {language} {preset}: failed: {result.stderr[-500:]}")
+                    continue
+                report = json.loads(result.stdout)
+                scores = " ".join(f"{name} {round(100 * (report['categories'][name]['score'] or 0))}"
+                                  for name in CATEGORIES)
+                audits = report["audits"]
+
+                def value(*names, audits=audits):  # audit ids differ between Lighthouse releases
+                    return next((audits[name].get("numericValue") or 0 for name in names
+                                 if name in audits), 0)
+
+                details = (f"DOM {value('dom-size', 'dom-size-insight'):,.0f} nodes,"
+                           f" main thread {value('mainthread-work-breakdown') / 1000:.1f} s,"
+                           f" TBT {value('total-blocking-time'):,.0f} ms,"
+                           f" LCP {value('largest-contentful-paint') / 1000:.1f} s")
+                failing = [audit_id for audit_id, audit in audits.items()
+                           if audit.get("score") is not None and audit["score"] < 1
+                           and audit.get("scoreDisplayMode") == "binary"]
+                lines.append(f"lighthouse {language:2} {preset:7}: {scores}; {details}"
+                             + (f"; failing: {', '.join(failing)}" if failing else ""))
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per timing (default 5)")
     parser.add_argument("--no-suite", action="store_true", help="skip timing the test suite")
+    parser.add_argument("--lighthouse-only", action="store_true",
+                        help="only Lighthouse's scores for the lesson")
     arguments = parser.parse_args()
     runs = arguments.runs
+    if arguments.lighthouse_only:
+        with tempfile.TemporaryDirectory() as site:
+            result = mkdocs_build(ROOT, Path(site))
+            if result.returncode:
+                sys.exit(f"mkdocs build failed:\n{result.stderr}")
+            print("\n".join(lighthouse(Path(site))))
+        return
 
     if not arguments.no_suite:
         suite = suite_seconds()
@@ -156,7 +228,8 @@ def main():
         for path, (size, count) in plain.items():
             print(f"  {path:<32} {size / 1000:7.1f} kB / {gzipped[path][0] / 1000:6.1f} kB"
                   f" in {count:2d} requests")
-    print("target: lesson page <= 1000 kB")
+        print("target: lesson page <= 1000 kB")
+        print("\n".join(lighthouse(Path(site))))
 
 
 if __name__ == "__main__":

@@ -34,11 +34,38 @@ def test_glossary_page_has_every_entry(site, language):
     ("lessons/kv-cache/index.html", "zh"), ("en/lessons/kv-cache/index.html", "en")])
 def test_lesson_terms_have_tooltips_in_the_page_language(site, page, language):
     html = (site / page).read_text("utf-8")
-    linked = re.findall(r'<a class="glossary-term" href="[./]*glossary/#([\w-]+)">'
-                        r'<abbr title="([^"]+)">', html)
+    linked = [(term_id, title) for title, term_id in re.findall(
+        r'<abbr title="([^"]+)"><a class="glossary-term" href="[./]*glossary/#([\w-]+)">', html)]
     definitions = {term["id"]: term["definition"][language] for term in TERMS}
-    assert {"gqa", "pagedattention", "memory-bound", "decode"} <= {i for i, _ in linked}
+    assert {"kv-cache", "gqa", "pagedattention", "memory-bound", "decode"} <= {i for i, _ in linked}
     assert all(unescape(title) == definitions[term_id] for term_id, title in linked)
+
+
+def test_chinese_spellings_get_tooltips_on_chinese_pages(site):
+    html = (site / "lessons/kv-cache/index.html").read_text("utf-8")
+    assert re.search(r'<a class="glossary-term" href="[./]*glossary/#kv-cache">KV 缓存</a>', html)
+
+
+@pytest.mark.parametrize("page", ["lessons/kv-cache/index.html", "en/lessons/kv-cache/index.html"])
+def test_a_term_is_linked_once_per_section(site, page):
+    html = (site / page).read_text("utf-8")
+    for section in re.split(r"<h2\b", html):
+        linked = re.findall(r'class="glossary-term" href="[^"]*#([\w-]+)"', section)
+        assert len(linked) == len(set(linked)), f"linked twice in one section: {linked}"
+
+
+@pytest.mark.parametrize(("text", "linked"), [
+    ("<p>每条序列的KV 缓存的大小</p>", True),  # Chinese needs no spaces around a term
+    ("<p>the KV caches</p>", False),  # a Latin edge is a whole word
+    ("<p><code>KV cache</code> and <a href='x'>KV cache</a></p>", False),
+    ('<div class="arithmatex">KV cache</div>', False),
+    ("<pre><code>decode\n<a id='l1'></a>decode</code></pre><p>decode</p>", True),
+])
+def test_spellings_are_found_in_prose_only(text, linked):
+    page = type("Page", (), {"file": type("File", (), {"src_uri": "x.md", "locale": "zh"})(),
+                             "url": "x/"})()
+    html = glossary.on_page_content(text, page, None, None)
+    assert html.count("glossary-term") == int(linked), html
 
 
 def test_bad_glossary_data_names_what_is_wrong(tmp_path):

@@ -1,0 +1,89 @@
+// What the course adds to Material's pages, for readers on touch screens, with a keyboard or
+// a screen reader, and in two languages. Plain script, no dependency; it runs on every page.
+(function () {
+  "use strict";
+
+  // Switching language keeps the section: both languages of a page have the same headings in
+  // the same order (tests/test_translations.py), so the section's position carries over.
+  var HEADINGS = "article :is(h1, h2, h3, h4, h5, h6)[id]";
+  var KEY = "course.section";
+
+  function currentSection() {
+    var headings = Array.prototype.slice.call(document.querySelectorAll(HEADINGS));
+    var hash = decodeURIComponent(location.hash.slice(1));
+    var index = -1;
+    headings.forEach(function (heading, position) {
+      if (hash ? heading.id === hash
+               : heading.getBoundingClientRect().top <= (document.querySelector(".md-header") || {offsetHeight: 0}).offsetHeight + 8) {
+        index = position;
+      }
+    });
+    return index;
+  }
+
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest(".md-select__link[hreflang]");
+    if (!link) return;
+    var index = currentSection();
+    try {
+      if (index > 0) {  // 0 is the page's title: nothing to keep
+        sessionStorage.setItem(KEY, JSON.stringify({path: new URL(link.href).pathname, index: index}));
+      } else {
+        sessionStorage.removeItem(KEY);
+      }
+    } catch (error) { /* no storage: the switch lands at the top, as before */ }
+  }, true);
+
+  try {
+    var pending = JSON.parse(sessionStorage.getItem(KEY) || "null");
+    sessionStorage.removeItem(KEY);
+    if (pending && pending.path === location.pathname && !location.hash) {
+      var heading = document.querySelectorAll(HEADINGS)[pending.index];
+      if (heading) location.replace("#" + encodeURIComponent(heading.id));
+    }
+  } catch (error) { /* no storage */ }
+
+  // A glossary term on a touch screen: the first tap shows its tooltip (Material shows it
+  // while the term holds the focus), a second tap follows the link to the glossary.
+  var focusedBeforeTap = null;
+  document.addEventListener("pointerdown", function () {
+    focusedBeforeTap = document.activeElement;
+  }, true);
+  document.addEventListener("click", function (event) {
+    var term = event.target.closest && event.target.closest("a.glossary-term");
+    if (term && window.matchMedia("(hover: none)").matches && focusedBeforeTap !== term) {
+      event.preventDefault();
+      term.focus();
+      focusedBeforeTap = term;
+    }
+  });
+
+  // Once Material has set up the page (document$ is Material's page stream):
+  function afterMaterial() {
+    // Its code blocks' button bars are <nav> elements: twenty unnamed navigation landmarks
+    // on a lesson, which a screen reader lists among the page's regions. Their buttons stay.
+    document.querySelectorAll("nav.md-code__nav").forEach(function (nav) {
+      nav.setAttribute("role", "none");
+    });
+    // A table, display math or a notebook cell wider than a phone scrolls in its box: the keyboard
+    // must reach it too (Material does so for its own code blocks).
+    document.querySelectorAll("article :is(div.arithmatex, .jupyter-wrapper pre, .md-typeset__scrollwrap)").forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth + 1) {
+        box.tabIndex = 0;
+      } else {
+        box.removeAttribute("tabindex");
+      }
+    });
+  }
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(function () { setTimeout(afterMaterial); });
+  }
+  // Widths change once the fonts (KaTeX's among them) have come.
+  window.addEventListener("load", afterMaterial);
+  if (document.fonts) document.fonts.ready.then(afterMaterial);
+  var resizing;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(afterMaterial, 200);
+  });
+})();

@@ -1,0 +1,52 @@
+"""What Material's pages lack for assistive technology and small screens, added to every page.
+
+- The search dialog (`role="dialog"`) gets a name: the search field's own label.
+- A content table gets what it needs to stack on a phone (docs/stylesheets/course.css): each
+  cell carries its column's header as `data-label`, shown before it when the rows become
+  cards, and the table's parts carry their roles explicitly, since a browser drops a table's
+  semantics when CSS changes its display.
+"""
+
+import html
+import re
+
+SEARCH_DIALOG = re.compile(r'<div class="md-search" data-md-component="search" role="dialog">')
+SEARCH_LABEL = re.compile(r'<input type="text" class="md-search__input"[^>]*\baria-label="([^"]*)"')
+# A Markdown table: a bare <table> with a header row (Material styles `table:not([class])`).
+TABLE = re.compile(r"<table>(\s*<thead>.*?)</table>", re.S)
+HEADER = re.compile(r"<th\b([^>]*)>(.*?)</th>", re.S)
+ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
+CELL = re.compile(r"<td\b([^>]*)>")
+TAGS = re.compile(r"<[^>]+>")
+
+
+def stackable(table: re.Match) -> str:
+    body = table[1]
+    head, _, rows = body.partition("</thead>")
+    labels = [html.escape(html.unescape(TAGS.sub("", cell[2])).strip()) for cell in HEADER.finditer(head)]
+    if not labels or not rows:
+        return table[0]
+    head = HEADER.sub(r'<th role="columnheader"\1>\2</th>', head)
+
+    def row(match):
+        cells = iter(labels)
+        return '<tr role="row">' + CELL.sub(
+            lambda cell: f'<td role="cell" data-label="{next(cells, "")}"{cell[1]}>', match[1]) + "</tr>"
+
+    head, rows = ROW.sub(lambda m: f'<tr role="row">{m[1]}</tr>', head), ROW.sub(row, rows)
+    head = head.replace("<thead>", '<thead role="rowgroup">', 1)
+    rows = rows.replace("<tbody>", '<tbody role="rowgroup">', 1)
+    return f'<table role="table" data-stack>{head}</thead>{rows}</table>'
+
+
+def on_page_content(content, page, config, files):
+    return TABLE.sub(stackable, content)
+
+
+def on_post_page(output, page, config):
+    label = SEARCH_LABEL.search(output)
+    if label:
+        output = SEARCH_DIALOG.sub(
+            lambda match: match[0].replace('role="dialog"',
+                                           f'role="dialog" aria-label="{label[1]}"'), output, 1)
+    return output

@@ -1,0 +1,272 @@
+"""Readers as they really open the site (issue 10): on a 390 px phone and a 1280 px screen,
+light and dark, in both languages, from a shared link, under a project sub-path as GitHub Pages
+serves it, with a keyboard, a screen reader (axe-core from npm, nothing fetched at run time)
+or a touch screen. Each browser test groups its checks per page load, to stay fast."""
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from coursekit import ROOT
+from coursekit.pages import mkdocs_config
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SITE_URL = mkdocs_config(ROOT).site_url
+WIDTHS = {"phone": 390, "desktop": 1280}
+ROOTS = {"zh": "/", "en": "/en/"}
+PAGE_TYPES = {"home": "", "lesson": "lessons/kv-cache/", "notebook": "lessons/kv-cache-explorer/",
+              "glossary": "glossary/"}
+OTHER = {"zh": "en", "en": "zh"}
+HEAD_HREFLANG = re.compile(r'<link rel="alternate" href="[^"]*" hreflang=')
+
+
+def url(base: str, language: str, page_type: str) -> str:
+    return base + ROOTS[language] + PAGE_TYPES[page_type]
+
+
+def reader(chromium, width: int, scheme: str, **options):
+    """A tab of a given width and colour scheme that records what went wrong: requests that
+    left the machine (off_site), responses of 400 or more (failed), and every URL asked for."""
+    context = chromium.new_context(viewport={"width": width, "height": 900},
+                                   color_scheme=scheme, **options)
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    tab.off_site, tab.failed, tab.requested = [], [], []
+    tab.on("request", lambda request: tab.requested.append(request.url))
+    tab.on("request", lambda request: request.url.startswith(
+        ("http://127.0.0.1", "data:", "blob:")) or tab.off_site.append(request.url))
+    tab.on("response", lambda response: response.status < 400
+           or tab.failed.append(f"{response.status} {response.url}"))
+    return context, tab
+
+
+@pytest.fixture
+def tabs(chromium):
+    contexts = []
+
+    def open_tab(width=1280, scheme="light", **options):
+        context, tab = reader(chromium, width, scheme, **options)
+        contexts.append(context)
+        return tab
+
+    yield open_tab
+    for context in contexts:
+        context.close()
+
+
+# Text nodes with Chinese characters whose nearest lang attribute is not Chinese.
+CHINESE_WITHOUT_LANG = """() => {
+  const han = /[\\u3400-\\u9fff]/, found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, parent = node.parentElement;
+    if (!han.test(node.textContent) || parent.closest('script, style, svg, math')) continue;
+    const lang = parent.closest('[lang]').getAttribute('lang');
+    if (!lang.startsWith('zh')) found.push(node.textContent.trim().slice(0, 30));
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("page_type", PAGE_TYPES)
+@pytest.mark.parametrize("language", ROOTS)
+def test_switcher_lands_on_the_same_page_under_a_project_path(tabs, course_url, language,
+                                                                page_type):
+    tab = tabs()
+    tab.goto(url(course_url, language, page_type), wait_until="networkidle")
+    assert tab.locator("html").get_attribute("lang") == language
+    # No hreflang links in the head: Material fetched a sitemap.xml next to each (404s).
+    assert tab.locator("head link[rel=alternate][hreflang]").count() == 0
+    if language != "zh":
+        assert tab.evaluate(CHINESE_WITHOUT_LANG) == [], "Chinese text without lang=zh"
+    target = OTHER[language]
+    tab.hover(".md-header__option .md-select")
+    with tab.expect_navigation(wait_until="load"):
+        tab.click(f'.md-select__link[hreflang="{target}"]')
+    assert tab.url == url(course_url, target, page_type)
+    assert tab.locator("html").get_attribute("lang") == target
+    assert tab.failed == [] and tab.off_site == []
+
+
+@pytest.mark.parametrize("source", ROOTS)
+def test_switching_language_keeps_the_section(tabs, site, course_url, source):
+    tab = tabs(width=390)
+    ids = {language: re.findall(r'<h2 id="([^"]+)"', (site / ROOTS[language].lstrip("/")
+           / PAGE_TYPES["lesson"] / "index.html").read_text("utf-8")) for language in ROOTS}
+    tab.goto(url(course_url, source, "lesson") + "#" + ids[source][3], wait_until="load")
+    tab.hover(".md-header__option .md-select")
+    with tab.expect_navigation(wait_until="load"):
+        tab.click(f'.md-select__link[hreflang="{OTHER[source]}"]')
+    tab.wait_for_function("location.hash.length > 1")
+    target_section = ids[OTHER[source]][3]
+    headings = f'article h2[id="{target_section}"]'
+    assert unquote(urlsplit(tab.url).fragment) == target_section
+    assert tab.locator(headings).evaluate("h => h.getBoundingClientRect().top") < 200
+
+
+@pytest.mark.parametrize(("language", "queries"), [
+    ("en", ["memory", "block"]), ("zh", ["显存", "KV"]),
+])
+def test_search_stays_in_the_page_language(tabs, course_url, language, queries):
+    tab = tabs()
+    tab.goto(url(course_url, language, "lesson"), wait_until="load")
+    for query in queries:
+        tab.fill("input.md-search__input", query)
+        tab.keyboard.press("End")
+        # The results of this query (Material adds the matched terms to each link as h=).
+        tab.wait_for_function("""q => [...document.querySelectorAll('.md-search-result__item > a')]
+            .some(a => (new URL(a.href).searchParams.get('h') || '').toLowerCase()
+                       .includes(q.toLowerCase()))""", arg=query)
+        links = tab.locator(".md-search-result__item > a").evaluate_all(
+            "as => as.map(a => a.href)")
+        english = course_url + ROOTS["en"]
+        wrong = [link for link in links if link.startswith(english) != (language == "en")]
+        assert links and wrong == [], f"{query}: results in the other language: {wrong}"
+    assert tab.failed == [] and tab.off_site == []
+
+
+def test_each_language_has_its_own_search_index(site):
+    indexes = {language: json.loads((site / ROOTS[language].lstrip("/") / "search"
+                                     / "search_index.json").read_text("utf-8"))
+               for language in ROOTS}
+    for language, index in indexes.items():
+        root = site / ROOTS[language].lstrip("/")
+        assert index["docs"], f"{language}: empty index"
+        for doc in index["docs"]:
+            page = doc["location"].split("#")[0]
+            assert (root / unquote(page) / "index.html").is_file(), f"{language}: {doc['location']}"
+            assert not doc["location"].endswith("#"), f"{language}: an empty heading id"
+            assert "¶" not in doc["title"], f"{language}: {doc['title']!r}"
+            assert not doc["location"].startswith("en/"), f"{language}: {doc['location']}"
+    # English pages search their own index: the page's base is the English root.
+    lesson = (site / "en" / PAGE_TYPES["lesson"] / "index.html").read_text("utf-8")
+    config = json.loads(re.search(r'<script id="__config"[^>]*>(.*?)</script>', lesson, re.S)[1])
+    assert config["base"].rstrip("/") == "../.."
+    assert indexes["en"]["config"]["lang"] == ["en"]
+
+
+def test_sitemap_lists_every_page_with_absolute_alternates(site):
+    assert SITE_URL and SITE_URL.startswith("https://"), "mkdocs.yml has no site_url"
+    namespaces = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9",
+                  "x": "http://www.w3.org/1999/xhtml"}
+    entries = {
+        entry.find("s:loc", namespaces).text: {
+            link.get("hreflang"): link.get("href") for link in entry.findall("x:link", namespaces)}
+        for entry in ET.parse(site / "sitemap.xml").getroot()}
+    built = sorted(path.parent.relative_to(site).as_posix() for path in site.rglob("index.html")
+                   if not path.relative_to(site).as_posix().startswith("assets/"))
+    for folder in built:
+        page_url = SITE_URL + ("" if folder == "." else folder + "/")
+        assert page_url in entries, f"{page_url} is not in sitemap.xml"
+        zh_url = SITE_URL + re.sub(r"^en/?", "", "" if folder == "." else folder + "/")
+        assert entries[page_url] == {"zh": zh_url, "en": SITE_URL + "en/" + zh_url[len(SITE_URL):]}
+        html = (site / folder / "index.html").read_text("utf-8")
+        assert not HEAD_HREFLANG.search(html), f"{folder}: relative hreflang link in the head"
+
+
+# Each page load below checks everything that depends on the width, the scheme and the
+# language; axe-core runs its whole rule set (colour contrast included) on the page.
+LAYOUT = """() => {
+  // Whether a line of the code element ends inside a word: not after a space, - _ / . or =.
+  const brokenInsideAWord = code => {
+    const text = code.firstChild, range = document.createRange();
+    if (!text || text.nodeType !== Node.TEXT_NODE) return false;
+    let top = null;
+    for (let i = 0; i < text.length; i++) {
+      range.setStart(text, i); range.setEnd(text, i + 1);
+      const rect = range.getClientRects()[0];
+      if (!rect) continue;
+      if (top !== null && rect.top > top + 2 && !' -_/.='.includes(text.data[i - 1])) return true;
+      top = rect.top;
+    }
+    return false;
+  };
+  const overflowing = [...document.querySelectorAll(
+      'article :is(pre > code, div.arithmatex, .md-typeset__scrollwrap, .jupyter-wrapper pre)')]
+    .filter(box => box.scrollWidth > box.clientWidth + 1 && box.offsetParent);
+  const chart = [...document.querySelectorAll('.course-chart img')].filter(img => img.offsetParent);
+  const content = document.querySelector('article').clientWidth;
+  return {
+    pageWidth: document.documentElement.scrollWidth,
+    scheme: document.body.getAttribute('data-md-color-scheme'),
+    media: document.body.getAttribute('data-md-color-media'),
+    unreachable: overflowing.filter(box => box.tabIndex < 0).map(box => box.className),
+    noCue: overflowing.filter(box => !getComputedStyle(box).backgroundImage.includes('gradient'))
+      .map(box => box.className || box.tagName),
+    brokenCode: [...document.querySelectorAll('article table[data-stack] td code')]
+      .filter(code => code.getClientRects().length > 1 && brokenInsideAWord(code))
+      .map(code => code.textContent),
+    narrowCells: [...document.querySelectorAll('article table[data-stack] td')]
+      .filter(td => td.offsetParent && td.getBoundingClientRect().width < 0.6 * content)
+      .map(td => td.textContent.slice(0, 30)),
+    charts: chart.map(img => ({src: img.src, link: img.closest('a').href,
+                               scale: img.clientWidth / img.getAttribute('width')})),
+  };
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
+@pytest.mark.parametrize("language", ROOTS)
+def test_home_and_lesson_at_each_width_and_scheme(tabs, course_url, language, width, scheme):
+    tab = tabs(width=width, scheme=scheme)
+    for page_type in ("home", "lesson"):
+        tab.goto(url(course_url, language, page_type), wait_until="load")
+        tab.evaluate("document.fonts.ready.then(() => new Promise(r => setTimeout(r, 50)))")
+        where = f"{page_type} {language} {width}px {scheme}"
+        shown = tab.evaluate(LAYOUT)
+        assert shown["pageWidth"] <= width, f"{where}: the page scrolls sideways"
+        assert shown["scheme"] == ("slate" if scheme == "dark" else "default"), where
+        assert shown["media"] == "(prefers-color-scheme)", f"{where}: not following the system"
+        assert shown["unreachable"] == [], f"{where}: scrolls but takes no keyboard focus"
+        assert shown["noCue"] == [], f"{where}: scrolls with no visible cue"
+        assert shown["brokenCode"] == [], f"{where}: identifiers broken across lines"
+        if width == WIDTHS["phone"]:
+            assert shown["narrowCells"] == [], f"{where}: table cells squeezed"
+        if page_type == "lesson":
+            assert shown["charts"], f"{where}: no chart shown"
+            for chart in shown["charts"]:
+                assert chart["src"].endswith(".dark.svg") == (scheme == "dark"), where
+                assert chart["link"] == chart["src"], f"{where}: the chart does not open full size"
+                assert chart["scale"] >= 0.7, f"{where}: chart text shrunk to {chart['scale']:.2f}"
+            other = ".svg" if scheme == "dark" else ".dark.svg"
+            assert not [u for u in tab.requested if "/charts/" in u and u.endswith(other)
+                        and not (other == ".svg" and u.endswith(".dark.svg"))], \
+                f"{where}: the other scheme's charts were fetched too"
+        tab.add_script_tag(path=str(AXE))
+        violations = tab.evaluate("""async () => (await axe.run(document,
+            {resultTypes: ['violations']})).violations.map(v => v.id + ': '
+            + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))""")
+        assert violations == [], f"{where}: {violations}"
+    assert tab.failed == [] and tab.off_site == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_notebook_code_is_readable_in_both_schemes(tabs, course_url, scheme):
+    tab = tabs(scheme=scheme)
+    tab.goto(url(course_url, "en", "notebook"), wait_until="load")
+    tab.add_script_tag(path=str(AXE))
+    violations = tab.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations'],
+        runOnly: ['color-contrast']})).violations.flatMap(v => v.nodes.map(n =>
+        n.target.join(' ') + ' ' + n.any[0].message.slice(0, 60)))""")
+    assert violations == []
+    assert tab.locator(".jupyter-wrapper .highlight-ipynb .p").count() > 0
+
+
+def test_a_glossary_term_on_a_touch_screen_shows_its_tooltip(tabs, course_url):
+    tab = tabs(width=390, has_touch=True, is_mobile=True)
+    lesson = url(course_url, "zh", "lesson")
+    tab.goto(lesson, wait_until="networkidle")
+    term = tab.locator('a.glossary-term[href$="#kv-cache"]').first
+    assert term.inner_text() == "KV 缓存"
+    term.scroll_into_view_if_needed()
+    term.tap()
+    tooltip = tab.locator(".md-tooltip2--active")
+    tooltip.wait_for()
+    assert tab.url == lesson
+    assert "Key 和 Value" in tooltip.inner_text()
+    term.tap()
+    tab.wait_for_url("**/glossary/#kv-cache")
