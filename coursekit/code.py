@@ -15,6 +15,7 @@ import importlib.util
 import subprocess
 import sys
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 from coursekit import ROOT
@@ -61,10 +62,20 @@ def clashes(root: Path = ROOT) -> list[str]:
     ]
 
 
+@cache
+def _tree(path: Path, mtime_ns: int) -> ast.Module:
+    return ast.parse(path.read_text("utf-8"), str(path))
+
+
+def parsed(path: Path) -> ast.Module:
+    """A Python file's syntax tree, parsed again only when the file changed (mkdocs serve)."""
+    return _tree(path, path.stat().st_mtime_ns)
+
+
 def imported_names(path: Path) -> set[str]:
     """Top-level names of the modules a file imports (absolute imports only)."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -93,7 +104,7 @@ def course_imports(path: Path, root: Path = ROOT) -> list[Path]:
 
 def data_files(module: Path) -> list[Path]:
     """Files next to a module that it names in a string (e.g. "model_presets.json")."""
-    strings = {node.value for node in ast.walk(ast.parse(module.read_text("utf-8")))
+    strings = {node.value for node in ast.walk(parsed(module))
                if isinstance(node, ast.Constant) and isinstance(node.value, str)}
     return sorted(module.parent / name for name in strings
                   if "/" not in name and "\n" not in name and len(name) < 256
