@@ -328,9 +328,7 @@ def broken_links(site: Path) -> list[str]:
             url = urlparse(urljoin(base, href))
             if url.netloc != "site" or url.scheme != "http":
                 continue
-            target = _in_site(unquote(url.path), home).lstrip("/")
-            target_file = site / (target + "index.html" if target.endswith("/") or not target
-                                  else target)
+            target_file = _local_file(site, site / page, href, home)
             if not target_file.is_file():
                 problems.append(f"{page}: link {href} leads to no page")
                 continue
