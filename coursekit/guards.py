@@ -313,18 +313,23 @@ def _parse_links(html_file: Path) -> _Links:
     return parser
 
 
+def _parsed_pages(site: Path) -> dict[str, _Links]:
+    return {html.relative_to(site).as_posix(): _parse_links(html)
+            for html in sorted(site.rglob("*.html"))}
+
+
 def site_links(site: Path) -> dict[str, list[str]]:
     """Every <a href> of every built page, by page (relative to the site)."""
-    return {html.relative_to(site).as_posix(): _parse_links(html).links
-            for html in sorted(site.rglob("*.html"))}
+    return {page: parsed.links for page, parsed in _parsed_pages(site).items()}
 
 
 def broken_links(site: Path) -> list[str]:
     """Internal links whose page or anchor does not exist in the built site."""
-    problems, parsed, home = [], {}, _site_path(site)
-    for page, links in site_links(site).items():
+    problems, home = [], _site_path(site)
+    parsed = _parsed_pages(site)
+    for page, found in parsed.items():
         base = "http://site" + home + page
-        for href in links:
+        for href in found.links:
             url = urlparse(urljoin(base, href))
             if url.netloc != "site" or url.scheme != "http":
                 continue
@@ -333,7 +338,8 @@ def broken_links(site: Path) -> list[str]:
                 problems.append(f"{page}: link {href} leads to no page")
                 continue
             if url.fragment and target_file.suffix == ".html":
-                ids = parsed.setdefault(target_file, _parse_links(target_file).ids)
+                target = parsed.get(target_file.relative_to(site).as_posix())
+                ids = target.ids if target else _parse_links(target_file).ids
                 if unquote(url.fragment) not in ids:
                     problems.append(f"{page}: link {href} leads to no anchor")
     return problems
