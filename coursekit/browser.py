@@ -5,6 +5,7 @@ import gzip
 import http.server
 import io
 import os
+import re
 import socket
 import threading
 from contextlib import contextmanager
@@ -105,8 +106,12 @@ def page_showing(site: Path, name: str) -> str | None:
 def component_shows(page, url: str, name: str) -> dict[str, str] | str:
     """What a component's [data-key] elements show once it is data-ready, or "error" when its
     [role=alert] element shows instead."""
-    root = f'[data-component="{name}"]'
     page.goto(url, wait_until="domcontentloaded")
+    return _shown(page, name)
+
+
+def _shown(page, name: str) -> dict[str, str] | str:
+    root = f'[data-component="{name}"]'
     page.wait_for_selector(f"{root}[data-ready]", state="attached")
     if page.locator(f'{root} [role="alert"]').is_visible():
         return "error"
@@ -121,17 +126,85 @@ def _skip_media(route):
     return route.continue_()
 
 
-def component_mismatches(page, base: str, site: Path, component, contract):
+def component_mismatches(page, base: str, site: Path, component, contract) -> list[str]:
     """Each case of a component's parity contract (coursekit/components.py) where the built
-    page does not show what the lesson's Python computes."""
+    page does not show what the lesson's Python computes. The first case is opened on the
+    lesson page itself, in Material. Then one page holding only the component, as the built
+    page has it (its HTML, script and style), takes every case in turn: the link's query is
+    set and the component's script sets up a fresh copy of its element, as on a page load."""
     path = page_showing(site, component.name)
     if path is None:
-        yield f"no built page shows the {component.name} component"
-        return
+        return [f"no built page shows the {component.name} component"]
+    cases = contract.cases()
+    queries = [urlencode(state) for state in cases]
+    bare = _bare_page((site / path.lstrip("/") / "index.html").read_text("utf-8"), component.name)
+    bare_path = f"{path}{BARE_PAGE_NAME}"
+    serve_bare = functools.partial(_fulfil, bare)
     page.route("**/*", _skip_media)
-    for state in contract.cases():
-        query = urlencode(state)
-        expected = contract.expected(state)
-        shown = component_shows(page, f"{base}{path}?{query}", component.name)
-        if shown != expected:
-            yield f"{path}?{query}: the page shows {shown}, Python computes {expected}"
+    page.route(f"**{bare_path}*", serve_bare)
+    try:
+        shown = [(path, queries[0], component_shows(page, f"{base}{path}?{queries[0]}",
+                                                    component.name))]
+        page.goto(f"{base}{bare_path}", wait_until="domcontentloaded")
+        found = page.evaluate("queries => window.parityCases(queries)", queries)
+        shown += [(bare_path, query, each) for query, each in zip(queries, found)]
+    finally:
+        page.unroute(f"**{bare_path}*", serve_bare)
+        page.unroute("**/*", _skip_media)
+    expected = {query: contract.expected(state) for query, state in zip(queries, cases)}
+    return [f"{where}?{query}: the page shows {each}, Python computes {expected[query]}"
+            for where, query, each in shown if each != expected[query]]
+
+
+# A name no built page has, beside the lesson page, so that the component's relative URLs hold.
+BARE_PAGE_NAME = "component-parity.html"
+# Material hands each page to the scripts that subscribe to document$; the bare page keeps them
+# and, for each case, hands them a page whose component is a fresh copy of the one it was served
+# with (cloned before its script ran: a copied <script> does not run again). What it reads is
+# what component_shows reads.
+_BARE_PAGE = """<!doctype html><html lang="{language}"><head><meta charset="utf-8">
+<script>window.document$ = {{scripts: [], subscribe(next) {{ this.scripts.push(next); }}}};</script>
+</head><body>{component}
+<script>
+  const served = document.querySelector("[data-component]").cloneNode(true);
+  const ready = (root) => new Promise((resolve) => {{
+    const check = () => root.hasAttribute("data-ready") ? resolve() : setTimeout(check, 5);
+    check();
+  }});
+  window.parityCases = async (queries) => {{
+    const shown = [];
+    for (const query of queries) {{
+      history.replaceState(null, "", "?" + query);
+      const root = served.cloneNode(true);
+      document.querySelector("[data-component]").replaceWith(root);
+      document$.scripts.forEach((next) => next(document));
+      await ready(root);
+      const alert = root.querySelector('[role="alert"]');
+      shown.push(alert && alert.checkVisibility() ? "error" : Object.fromEntries(
+        [...root.querySelectorAll("[data-key]")].map((e) => [e.dataset.key, e.textContent])));
+    }}
+    return shown;
+  }};
+</script></body></html>"""
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+         "track", "wbr"}
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*>")
+
+
+def _bare_page(html: str, name: str) -> str:
+    """A page holding only the component's root element, cut out of a built page's HTML."""
+    start = html.rindex("<", 0, html.index(f'data-component="{name}"'))
+    depth = 0
+    for tag in _TAG.finditer(html, start):
+        if tag[2].lower() in _VOID:
+            continue
+        depth += -1 if tag[1] else 1
+        if depth == 0:
+            language = re.search(r'<html lang="([^"]+)"', html)
+            return _BARE_PAGE.format(language=language[1] if language else "",
+                                     component=html[start:tag.end()])
+    raise ValueError(f"the {name} component's root element is never closed")
+
+
+def _fulfil(body: str, route):
+    route.fulfill(body=body, content_type="text/html; charset=utf-8")
