@@ -1,6 +1,8 @@
 """What every test may use: the course built once, the site served, Chromium, the pinned vLLM
 source, and copies of the small fixture course (tests/fixture_course) to break."""
 
+import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -56,14 +58,42 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
 
 
+def shared_folder(tmp_path_factory) -> Path:
+    """The temporary folder of this test run, which pytest-xdist's workers share."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def once(tmp_path_factory, name: str, make):
+    """make() -> JSON-able result, run once per test run: the first of pytest-xdist's workers
+    that asks makes it while the others wait for its result."""
+    shared = shared_folder(tmp_path_factory)
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = shared / f"{name}.json"
+        if not record.exists():
+            record.write_text(json.dumps(make()), "utf-8")
+        return json.loads(record.read_text("utf-8"))
+
+
+def built_once(tmp_path_factory, name: str, root: Path, site: Path) -> subprocess.CompletedProcess:
+    """mkdocs_build(root, site), once per test run."""
+    def make():
+        if site.exists():
+            shutil.rmtree(site)
+        result = mkdocs_build(root, site)
+        return [result.returncode, result.stdout, result.stderr]
+
+    returncode, stdout, stderr = once(tmp_path_factory, name, make)
+    return subprocess.CompletedProcess(["mkdocs", "build"], returncode, stdout, stderr)
+
+
 @pytest.fixture(scope="session")
 def build(tmp_path_factory, request):
-    """The real course, built once for the whole session."""
+    """The real course, built once for the whole test run."""
     given = request.config.getoption("site_dir")
-    site = Path(given).resolve() if given else tmp_path_factory.mktemp("site")
-    if site.exists():
-        shutil.rmtree(site)
-    return site, mkdocs_build(ROOT, site)
+    site = Path(given).resolve() if given else shared_folder(tmp_path_factory) / "site"
+    return site, built_once(tmp_path_factory, "site", ROOT, site)
 
 
 @pytest.fixture(scope="session")
@@ -133,14 +163,16 @@ def fixture_course(dest: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def pristine_fixture(tmp_path_factory):
-    return fixture_course(tmp_path_factory.mktemp("fixture") / "course")
+    """The fixture course, made once for the test run; tests break copies of it (`course`)."""
+    return Path(once(tmp_path_factory, "fixture", lambda: str(
+        fixture_course(tmp_path_factory.mktemp("fixture") / "course"))))
 
 
 @pytest.fixture(scope="session")
 def fixture_site(pristine_fixture, tmp_path_factory):
     """The fixture course, built once."""
-    site = tmp_path_factory.mktemp("fixture-site")
-    result = mkdocs_build(pristine_fixture, site)
+    site = pristine_fixture.parent / "site"
+    result = built_once(tmp_path_factory, "fixture-site", pristine_fixture, site)
     if result.returncode:
         pytest.fail(f"the fixture course does not build:\n{result.stderr}")
     return site
