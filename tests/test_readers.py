@@ -6,11 +6,12 @@ or a touch screen. Each browser test groups its checks per page load, to stay fa
 import json
 import re
 import xml.etree.ElementTree as ET
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 import pytest
 
 from coursekit import ROOT
+from coursekit.components import components
 from coursekit.pages import mkdocs_config
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -270,3 +271,203 @@ def test_a_glossary_term_on_a_touch_screen_shows_its_tooltip(tabs, course_url):
     assert "Key 和 Value" in tooltip.inner_text()
     term.tap()
     tab.wait_for_url("**/glossary/#kv-cache")
+
+
+# The KV cache explorer on the lesson page (issue 10): what it shows when the weights do not
+# fit, where its summary sits on a phone, what it makes of a link the form never wrote, how
+# its fields show the keyboard's focus, and that switching language keeps its settings.
+EXPLORER = '[data-component="kv-explorer"]'
+KV_EXPLORER = components(ROOT)["kv-explorer"]
+NEEDS_THE_CARD = ["kv_memory_gib", "num_blocks", "max_concurrency", "sequences", "mha_sequences"]
+AXE_ON_THE_EXPLORER = f"""async () => (await axe.run('{EXPLORER}',
+    {{resultTypes: ['violations']}})).violations.map(v => v.id + ': '
+    + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))"""
+
+
+def message(language: str, key: str, **values) -> str:
+    """One of the explorer's messages in a language, its {placeholders} filled in."""
+    text = KV_EXPLORER.labels[language]["messages"][key]
+    return re.sub(r"\{(\w+)\}", lambda match: str(values[match[1]]), text)
+
+
+def open_explorer(tab, course_url: str, language: str, query: str = "") -> None:
+    tab.goto(url(course_url, language, "lesson") + query, wait_until="load")
+    tab.wait_for_selector(f"{EXPLORER}[data-ready]", state="attached")
+
+
+def outputs(tab) -> dict[str, str]:
+    return dict(tab.eval_on_selector_all(
+        f"{EXPLORER} [data-key]", "elements => elements.map(e => [e.dataset.key, e.textContent])"))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("language", ROOTS)
+def test_explorer_shows_what_needs_no_card_when_the_weights_do_not_fit(tabs, course_url,
+                                                                        language, scheme):
+    tab = tabs(width=WIDTHS["phone"], scheme=scheme)
+    state = {"model": "Qwen2.5-14B-Instruct", "gpu": "24", "weight_dtype": "bf16"}
+    open_explorer(tab, course_url, language, "?" + urlencode(state))
+    expected = KV_EXPLORER.parity().expected(state)
+    assert expected["bytes_per_token"] == "196,608"
+    assert outputs(tab) == expected
+    assert {key: expected[key] for key in NEEDS_THE_CARD} == dict.fromkeys(NEEDS_THE_CARD, "—")
+    assert tab.locator(".kv-results").is_visible() and tab.locator(".kv-error").is_hidden()
+    # Which results cannot be computed, and why, in the page's language.
+    warning = tab.locator(".kv-warning")
+    assert warning.is_visible()
+    usable = f"{int(24 * 2**30 * 0.92) / 2**30:.2f}"  # GiB: 24 × gpu_memory_utilization
+    assert warning.text_content() == message(language, "no_room", usable=usable,
+                                             weights=expected["weight_memory_gib"])
+    # The summary: announced, and just under the model picker, where a phone shows it.
+    summary = tab.locator(".kv-summary")
+    assert summary.get_attribute("aria-live") == "polite"
+    assert tab.locator(".kv-error").get_attribute("role") == "alert"
+    assert summary.text_content() == message(language, "summary_no_room",
+                                             kib_per_token=expected["kib_per_token"])
+    picker = tab.locator('select[name="model"]')
+    gap = summary.bounding_box()["y"] - (picker.bounding_box()["y"] + picker.bounding_box()["height"])
+    assert 0 <= gap < 24, f"the summary is {gap:.0f}px below the model picker"
+    # Picking a model that fits: the summary says so, in view without scrolling.
+    picker.evaluate("select => select.scrollIntoView({block: 'center'})")
+    picker.select_option("Qwen2.5-7B-Instruct")
+    after = KV_EXPLORER.parity().expected(state | {"model": "Qwen2.5-7B-Instruct"})
+    assert summary.text_content() == message(language, "summary", **after)
+    assert warning.is_hidden()
+    top, bottom = summary.evaluate("e => [e.getBoundingClientRect().top,"
+                                   " e.getBoundingClientRect().bottom - innerHeight]")
+    assert top >= 0 and bottom <= 0, "the summary is out of view"
+    picker.select_option("Llama-3.1-70B-Instruct")
+    tab.wait_for_function("s => document.querySelector(s).textContent.includes('320.0')",
+                          arg=".kv-summary")
+    assert warning.is_visible()
+    tab.add_script_tag(path=str(AXE))
+    assert tab.evaluate(AXE_ON_THE_EXPLORER) == []
+    assert tab.failed == [] and tab.off_site == []
+
+
+@pytest.mark.parametrize("language", ROOTS)
+def test_explorer_ignores_choices_the_form_does_not_offer(tabs, course_url, language):
+    tab = tabs(width=WIDTHS["phone"])
+    dialogs = []
+    tab.on("dialog", lambda dialog: dialogs.append(dialog.message) or dialog.dismiss())
+    contract = KV_EXPLORER.parity()
+    for state in ({"kv_dtype": "bogus"}, {"weight_dtype": "bogus"}, {"gpu": "bogus"},
+                  {"model": "bogus"},
+                  {"model": "<img src=x onerror=alert(1)>", "gpu": "<script>alert(2)</script>",
+                   "kv_dtype": "1:fp8", "weight_dtype": "x\" onfocus=\"alert(3)"}):
+        open_explorer(tab, course_url, language, "?" + urlencode(state))
+        ignored = contract.ignored(state)
+        assert ignored, state
+        note = tab.locator(".kv-ignored")
+        assert note.is_visible(), f"{state}: no note"
+        names = message(language, "separator").join(ignored)
+        assert note.text_content() == message(language, "ignored", names=names)
+        assert outputs(tab) == contract.expected(state), state
+        for name in ("model", "kv_dtype", "gpu", "weight_dtype"):
+            chosen = tab.locator(f'select[name="{name}"]').input_value()
+            assert chosen == contract.page_form(state)[0][name] != "", f"{state}: {name}"
+        assert tab.locator(f"{EXPLORER} :is(img, script:not([src]))").count() == 0
+    assert dialogs == []
+    tab.add_script_tag(path=str(AXE))
+    assert tab.evaluate(AXE_ON_THE_EXPLORER) == []
+    # A link the form wrote has nothing to ignore.
+    open_explorer(tab, course_url, language, "?kv_dtype=1%3Afp8&gpu=48")
+    assert tab.locator(".kv-ignored").is_hidden()
+    assert tab.failed == [] and tab.off_site == []
+
+
+HOSTILE_NUMBERS = ["layers=1e300", "seq_len=1e308", "seq_len=1e400", "seq_len=" + "9" * 300,
+                   "seq_len=-8192", "batch=2.5", "seq_len=NaN", "seq_len=Infinity",
+                   "utilization=1e-400", "block_size=0x10", "gpu=custom&gpu_gib=1e300",
+                   "model=custom&layers=1000&kv_heads=1000&head_dim=4096&attention_heads=1000"
+                   "&seq_len=10000000&batch=100000"]
+
+
+@pytest.mark.parametrize("language", ROOTS)
+def test_explorer_answers_hostile_numbers_with_the_fields_message(tabs, course_url, language):
+    tab = tabs(width=WIDTHS["phone"])
+    contract = KV_EXPLORER.parity()
+    for query in HOSTILE_NUMBERS:
+        open_explorer(tab, course_url, language, "?" + query)
+        error = tab.locator(".kv-error")
+        assert error.is_visible(), f"{query}: no error shown"
+        assert contract.expected(dict(pair.split("=") for pair in query.split("&"))) == "error"
+        shown = tab.locator(EXPLORER).inner_text()
+        assert not re.search(r"NaN|Infinity|\d{20}", shown.replace(",", "")), f"{query}: {shown}"
+        assert tab.evaluate("document.scrollingElement.scrollWidth") <= WIDTHS["phone"], query
+        assert tab.locator(".kv-results").is_hidden()
+    # The field's own message, with its range, in the page's language.
+    open_explorer(tab, course_url, language, "?layers=1e300")
+    label = KV_EXPLORER.labels[language]["layers"]
+    assert tab.locator(".kv-error").text_content() == message(language, "int", label=label,
+                                                              max="1,000")
+    assert tab.locator('input[name="layers"]').get_attribute("aria-invalid") == "true"
+    assert tab.failed == [] and tab.off_site == []
+
+
+# Per row of the explorer's results: its value's lines, the label's lines, and the room
+# between the end of the label's text and the value when both share a line.
+RESULT_ROWS = """root => [...root.querySelectorAll('.kv-results [data-key]')].map(value => {
+  const label = value.closest('[data-row]').firstElementChild;
+  const range = document.createRange();
+  range.selectNodeContents(label);
+  const labelLines = [...range.getClientRects()];
+  const last = labelLines[labelLines.length - 1], box = value.getBoundingClientRect();
+  const lineHeight = parseFloat(getComputedStyle(value).lineHeight) || 20;
+  return {key: value.dataset.key, valueLines: value.getClientRects().length,
+          labelHeight: label.getBoundingClientRect().height / lineHeight,
+          room: Math.abs(box.top - last.top) < 4 ? box.left - last.right : null,
+          right: box.right - root.getBoundingClientRect().right};
+})"""
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
+@pytest.mark.parametrize("language", ROOTS)
+def test_explorer_results_and_fields_are_readable(tabs, course_url, language, width):
+    tab = tabs(width=width)
+    for query in ("", "?model=DeepSeek-V3+%28MLA%29&gpu=24&weight_dtype=bf16"):
+        open_explorer(tab, course_url, language, query)
+        tab.evaluate("document.fonts.ready")
+        where = f"{language} {width}px {query}"
+        assert tab.locator(".kv-results").is_visible(), where
+        rows = tab.locator(EXPLORER).evaluate(RESULT_ROWS)
+        assert len(rows) == len(KV_EXPLORER.data({"model": "Qwen2.5-7B-Instruct"})["outputs"])
+        for row in rows:
+            assert row["valueLines"] == 1, f"{where}: {row['key']} broken across lines"
+            assert row["labelHeight"] < 3.5, f"{where}: {row['key']}'s label squeezed"
+            assert row["room"] is None or row["room"] >= 8, f"{where}: {row['key']} runs into" \
+                " its label"
+            assert row["right"] <= 0, f"{where}: {row['key']} sticks out"
+        assert tab.evaluate("document.scrollingElement.scrollWidth") <= width, where
+    # Fields: 16px at least (a phone zooms into smaller ones), and the course's focus ring:
+    # Material takes the outline off inputs, and Chromium's own ring ("auto") is 1px thin.
+    sizes = tab.locator(f"{EXPLORER} :is(input, select)").evaluate_all(
+        "fields => fields.map(f => parseFloat(getComputedStyle(f).fontSize))")
+    assert min(sizes) >= 16
+    tab.locator('select[name="model"]').focus()
+    for name in ("kv_dtype", "gpu", "weight_dtype", "layers"):
+        tab.keyboard.press("Tab")
+        focused = tab.evaluate("""() => {const f = document.activeElement, s = getComputedStyle(f);
+            return [f.name, s.outlineStyle, parseFloat(s.outlineWidth)]}""")
+        assert focused[0] == name
+        assert focused[1] not in ("none", "auto") and focused[2] >= 2, f"{name}: {focused}"
+
+
+@pytest.mark.parametrize("source", ROOTS)
+def test_switching_language_keeps_the_explorer_settings(tabs, course_url, source):
+    tab = tabs(width=WIDTHS["phone"])
+    open_explorer(tab, course_url, source)
+    tab.select_option('select[name="model"]', "Llama-3.1-8B-Instruct")
+    tab.select_option('select[name="kv_dtype"]', "1:fp8")
+    tab.fill('input[name="seq_len"]', "32768")
+    shown = outputs(tab)
+    tab.hover(".md-header__option .md-select")
+    with tab.expect_navigation(wait_until="load"):
+        tab.click(f'.md-select__link[hreflang="{OTHER[source]}"]')
+    tab.wait_for_selector(f"{EXPLORER}[data-ready]", state="attached")
+    assert tab.locator("html").get_attribute("lang") == OTHER[source]
+    assert urlsplit(tab.url).path == urlsplit(url(course_url, OTHER[source], "lesson")).path
+    assert tab.locator('select[name="model"]').input_value() == "Llama-3.1-8B-Instruct"
+    assert tab.locator('input[name="seq_len"]').input_value() == "32768"
+    assert outputs(tab) == shown
+    assert tab.failed == [] and tab.off_site == []

@@ -21,8 +21,23 @@
     return index;
   }
 
+  // It keeps the page's settings too: a component (the KV cache explorer) keeps them in the
+  // query string, which the other language's page reads the same way. The link gets it when
+  // it is about to be used, as a component changes it without reloading.
+  var SWITCHER = ".md-select__link[hreflang]";
+  function carryQuery(event) {
+    var link = event.target.closest && event.target.closest(SWITCHER);
+    if (!link) return;
+    var target = new URL(link.href, location.href);
+    target.search = location.search;
+    link.href = target.href;
+  }
+  ["mouseover", "focusin", "click"].forEach(function (type) {
+    document.addEventListener(type, carryQuery, true);
+  });
+
   document.addEventListener("click", function (event) {
-    var link = event.target.closest && event.target.closest(".md-select__link[hreflang]");
+    var link = event.target.closest && event.target.closest(SWITCHER);
     if (!link) return;
     var index = currentSection();
     try {

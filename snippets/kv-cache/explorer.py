@@ -41,13 +41,14 @@ class Settings:
 
 @dataclass(frozen=True)
 class Fit:
-    """One way of caching K and V, and how much of it the KV memory holds."""
+    """One way of caching K and V, and how much of it the KV memory holds: None for
+    the last three when the weights leave no memory for KV."""
 
     bytes_per_token: int
     gib_per_sequence: float
-    num_blocks: int
-    max_concurrency: float  # as vLLM computes it
-    sequences: int  # full-length sequences that fit at once
+    num_blocks: int | None
+    max_concurrency: float | None  # as vLLM computes it
+    sequences: int | None  # full-length sequences that fit at once
 
 
 @dataclass(frozen=True)
@@ -56,23 +57,26 @@ class Exploration:
     cache: Fit
     gib_total: float  # the whole batch
     weights_gib: float
-    kv_memory_gib: float
+    kv_memory_gib: float | None  # None when the weights do not fit
     mha: Fit | None  # the same model with MHA; None for latent attention
 
 
 def explore(s: Settings) -> Exploration:
-    """The explorer's numbers; shown() formats them as the page does."""
+    """The explorer's numbers; shown() formats them as the page does. When the
+    weights do not fit in the memory vLLM may use, what needs the card is None."""
     kv_memory = int(s.gpu_gib * GIB * s.utilization) - s.weights_bytes
-    if kv_memory <= 0:
-        raise ValueError("the weights do not fit in the memory vLLM may use")
+    fits = kv_memory > 0
     blocks_per_sequence = -(-s.seq_len // s.block_size)
 
     def fit(model: ModelConfig | MLAConfig) -> Fit:
         per_token = bytes_per_token(model)
+        per_sequence = per_token * s.seq_len / GIB
+        if not fits:
+            return Fit(per_token, per_sequence, None, None, None)
         capacity = predict(model, kv_memory, s.seq_len, s.block_size)
         return Fit(
             per_token,
-            per_token * s.seq_len / GIB,
+            per_sequence,
             capacity.num_blocks,
             capacity.max_concurrency,
             capacity.num_blocks // blocks_per_sequence,
@@ -83,12 +87,19 @@ def explore(s: Settings) -> Exploration:
         heads = s.attention_heads
         mha = fit(ModelConfig("MHA", m.num_layers, heads, m.head_dim, m.dtype_bytes))
     gib_total = cache.bytes_per_token * s.seq_len * s.batch / GIB
-    return Exploration(m, cache, gib_total, s.weights_bytes / GIB, kv_memory / GIB, mha)
+    kv_memory_gib = kv_memory / GIB if fits else None
+    return Exploration(m, cache, gib_total, s.weights_bytes / GIB, kv_memory_gib, mha)
 
 
 def shown(e: Exploration) -> dict[str, str]:
-    """The outputs as the page shows them; "—" where one does not apply."""
-    m, per_token = e.model, e.cache.bytes_per_token
+    """The outputs as the page shows them: "—" where one does not apply (MHA, for
+    latent attention) or cannot be computed (what needs the card, when the weights
+    do not fit)."""
+    m, per_token, mha = e.model, e.cache.bytes_per_token, e.mha
+
+    def show(value: float | None, spec: str) -> str:
+        return "—" if value is None else format(value, spec)
+
     if isinstance(m, ModelConfig):
         formula = f"2 × {m.num_layers} × {m.num_kv_heads} × {m.head_dim}"
     else:
@@ -99,14 +110,14 @@ def shown(e: Exploration) -> dict[str, str]:
         "gib_per_sequence": f"{e.cache.gib_per_sequence:.2f}",
         "gib_total": f"{e.gib_total:.2f}",
         "weight_memory_gib": f"{e.weights_gib:.2f}",
-        "kv_memory_gib": f"{e.kv_memory_gib:.2f}",
-        "num_blocks": f"{e.cache.num_blocks:,}",
-        "max_concurrency": f"{e.cache.max_concurrency:.2f}",
-        "sequences": f"{e.cache.sequences:,}",
+        "kv_memory_gib": show(e.kv_memory_gib, ".2f"),
+        "num_blocks": show(e.cache.num_blocks, ","),
+        "max_concurrency": show(e.cache.max_concurrency, ".2f"),
+        "sequences": show(e.cache.sequences, ","),
         "formula": f"{formula} × {m.dtype_bytes} = {per_token:,}",
-        "mha_kib_per_token": f"{e.mha.bytes_per_token / 1024:.1f}" if e.mha else "—",
-        "mha_gib_per_sequence": f"{e.mha.gib_per_sequence:.2f}" if e.mha else "—",
-        "mha_sequences": f"{e.mha.sequences:,}" if e.mha else "—",
+        "mha_kib_per_token": show(mha.bytes_per_token / 1024 if mha else None, ".1f"),
+        "mha_gib_per_sequence": show(mha.gib_per_sequence if mha else None, ".2f"),
+        "mha_sequences": show(mha.sequences if mha else None, ","),
     }
 
 

@@ -1,5 +1,7 @@
 """The KV cache explorer on the lesson page: bad input gets a message in the page's language,
-the settings live in the link, and the time per input change is reported.
+the settings live in the link, and the time per input change is reported. In Python: weights
+that do not fit leave what needs no card, and the parity contract reads a hostile link as the
+page does.
 
 That it shows what explorer.py computes is tests/test_components.py's check, driven by the
 component's parity.py.
@@ -9,6 +11,8 @@ import re
 import statistics
 
 import pytest
+from explorer import Settings, explore, preset_weight_bytes, shown
+from hf_config import read_presets
 
 from coursekit import ROOT
 from coursekit.code import load
@@ -26,6 +30,39 @@ def parity():
 def open_lesson(page, url: str) -> None:
     page.goto(url, wait_until="load")
     page.wait_for_selector(f"{ROOT_SELECTOR}[data-ready]", state="attached")
+
+
+def test_the_parity_contract_starts_from_the_lessons_fence():
+    for language in ("zh", "en"):
+        lesson = (ROOT / "docs" / "lessons" / f"kv-cache.{language}.md").read_text("utf-8")
+        assert f"```kv-explorer\nmodel: {parity().FIRST_MODEL}\n```" in lesson, language
+
+
+def test_weights_that_do_not_fit_leave_what_needs_no_card():
+    qwen = read_presets()["Qwen2.5-14B-Instruct"]
+    settings = Settings(qwen.model, qwen.attention_heads, seq_len=8192, batch=4, gpu_gib=24,
+                        utilization=0.92, weights_bytes=preset_weight_bytes(qwen, "bf16"))
+    shown_ = shown(explore(settings))
+    needs_the_card = {"kv_memory_gib", "num_blocks", "max_concurrency", "sequences",
+                      "mha_sequences"}
+    assert {key for key, value in shown_.items() if value == "—"} == needs_the_card
+    assert shown_["bytes_per_token"] == "196,608"  # 2 × 48 layers × 8 × 128 × 2
+    assert shown_["gib_total"] == "6.00"  # 196,608 × 8,192 × 4 bytes
+    assert shown_["weight_memory_gib"] == "27.51"
+
+
+def test_hostile_links_fall_back_as_the_page_does():
+    contract = parity()
+    assert contract.ignored({"kv_dtype": "bogus", "model": "nope", "gpu": "80"}) == [
+        "model", "kv_dtype"]
+    assert contract.expected({"kv_dtype": "bogus"}) == contract.expected({})
+    for state in ({"seq_len": "1e308"}, {"layers": "1e300"}, {"batch": "-1"},
+                  {"batch": "2.5"}, {"seq_len": "inf"}, {"seq_len": "1_000"}):
+        assert contract.expected(state) == "error", state
+    assert contract.expected({"seq_len": "1e4"}) == contract.expected({"seq_len": "10000"})
+    # A preset's architecture changed by the link: a custom model, as typing makes it.
+    assert contract.page_form({"layers": "40"})[0]["model"] == "custom"
+    assert contract.page_form({"layers": "28.0"})[0]["model"] == contract.FIRST_MODEL
 
 
 def test_most_parity_cases_show_numbers():
@@ -47,10 +84,11 @@ def test_time_per_input_change_is_reported(page, site_url, capsys):
 
 
 @pytest.mark.parametrize(("language", "message"), [
-    ("zh", "层数：请输入正整数。"), ("en", "Layers: enter a positive whole number.")])
+    ("zh", "层数：请输入 1 到 1,000 之间的整数。"),
+    ("en", "Layers: enter a whole number from 1 to 1,000.")])
 def test_bad_input_gets_a_message_in_the_page_language(page, site_url, language, message):
     open_lesson(page, site_url + LESSON[language])
-    for bad in ("0", "-3", "2.5", ""):
+    for bad in ("0", "-3", "2.5", "", "1001", "1e300"):
         page.fill('input[name="layers"]', bad)
         assert page.locator(".kv-error").text_content() == message
         assert page.locator(".kv-results").is_hidden()

@@ -19,22 +19,25 @@ GPUS = {
 }
 KV_DTYPES = {"2": "BF16 / FP16", "1:fp8": "FP8", "1:int8": "INT8"}  # bytes[:name]
 WEIGHT_NAMES = {"bf16": "BF16", "fp8": "FP8", "awq": "AWQ 4-bit"}
-# (input, kind, default) in the order the form shows them; kind decides the check. The
-# fence's preset replaces the defaults of the fields it fills in.
+# (input, kind, default, maximum) in the order the form shows them; kind decides the
+# check. The fence's preset replaces the defaults of the fields it fills in. The maxima
+# are far above any real model or card; below them every integer the page computes is
+# exact in JavaScript (at most 2**53 - 1), but for the KV of a whole sequence or batch,
+# which script.js checks.
 FIELDS = [
-    ("layers", "int", 28),
-    ("kv_heads", "int", 4),
-    ("head_dim", "int", 128),
-    ("attention_heads", "int", 28),
-    ("kv_lora_rank", "int", 512),
-    ("qk_rope_head_dim", "int", 64),
-    ("seq_len", "int", 8192),
-    ("batch", "int", 1),
-    ("gpu_gib", "number", 24),
-    ("params_billion", "number", 7.61),
-    ("weights_gib", "number", 14),
-    ("utilization", "fraction", 0.92),
-    ("block_size", "int", 16),
+    ("layers", "int", 28, 1000),
+    ("kv_heads", "int", 4, 1000),
+    ("head_dim", "int", 128, 4096),
+    ("attention_heads", "int", 28, 1000),
+    ("kv_lora_rank", "int", 512, 65536),
+    ("qk_rope_head_dim", "int", 64, 4096),
+    ("seq_len", "int", 8192, 10_000_000),
+    ("batch", "int", 1, 100_000),
+    ("gpu_gib", "number", 24, 100_000),
+    ("params_billion", "number", 7.61, 100_000),
+    ("weights_gib", "number", 14, 100_000),
+    ("utilization", "fraction", 0.92, 1),
+    ("block_size", "int", 16, 1024),
 ]
 # The results, in the order the table shows them: the keys of explorer.shown().
 OUTPUTS = [
@@ -79,6 +82,11 @@ def data(options: dict) -> dict:
     if set(WEIGHT_NAMES) != set(WEIGHT_BYTES):
         raise ValueError("WEIGHT_NAMES and explorer.WEIGHT_BYTES name other precisions")
     first = form_fields(presets[options["model"]])
+    maxima = {name: maximum for name, _, _, maximum in FIELDS}
+    for p in presets.values():
+        for name, value in form_fields(p).items():
+            if not 0 < value <= maxima[name]:
+                raise ValueError(f"{p.name}: {name} {value} is outside the form")
     return {
         "presets": [
             {
@@ -98,8 +106,8 @@ def data(options: dict) -> dict:
             "weight_dtype": list(WEIGHT_NAMES.items()),
         },
         "inputs": [
-            {"name": name, "kind": kind, "value": first.get(name, default)}
-            for name, kind, default in FIELDS
+            {"name": name, "kind": kind, "value": first.get(name, default), "max": top}
+            for name, kind, default, top in FIELDS
         ],
         "outputs": OUTPUTS,
     }

@@ -2,10 +2,17 @@
 
 tests/test_components.py opens the page with each of cases() in its link and compares
 what every [data-key] output shows with expected(state), which explorer.py computes.
+page_form() reads a link as script.js does: a choice the form does not offer is ignored
+(the default stays, and the page names it in a note), a number goes into its field, and
+read() checks it as script.js does, so hostile links are expected to show what the page
+shows after that.
 """
 
+import importlib.util
+import math
 import random
-from dataclasses import replace
+import re
+from pathlib import Path
 
 from explorer import (
     Settings,
@@ -14,8 +21,35 @@ from explorer import (
     preset_weight_bytes,
     shown,
 )
-from hf_config import read_presets
+from hf_config import MLAConfig, bytes_per_token, read_presets
 from kv_cache_size import GIB, ModelConfig
+
+FIRST_MODEL = "Qwen2.5-7B-Instruct"  # the lesson's fence: the preset shown first
+
+
+def _form_data() -> dict:
+    """What data.py gives template.html and script.js for the lesson's fence."""
+    path = Path(__file__).with_name("data.py")
+    spec = importlib.util.spec_from_file_location("kv_explorer_form_data", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.data({"model": FIRST_MODEL})
+
+
+FORM = _form_data()
+FIELDS = {i["name"]: (i["kind"], i["max"]) for i in FORM["inputs"]}
+MODEL_FIELDS = (
+    "layers",
+    "kv_heads",
+    "head_dim",
+    "attention_heads",
+    "kv_lora_rank",
+    "qk_rope_head_dim",
+)
+# A number as the form takes it (script.js's NUMBER): digits, maybe a fraction, maybe an
+# exponent; no sign, no spaces.
+NUMBER = re.compile(r"(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?")
+SAFE = 2**53 - 1  # every integer up to it is exact in JavaScript
 
 DEFAULTS = {
     "kv_dtype": "2",
@@ -26,6 +60,53 @@ DEFAULTS = {
     "utilization": "0.92",
     "block_size": "16",
 }
+# On an RTX 4090 in BF16 the weights of the 14B presets and above do not fit: the page
+# still shows what needs no card.
+ON_A_4090 = DEFAULTS | {"gpu": "24", "weight_dtype": "bf16"}
+# Links the form never writes, each with a comment on what the page makes of it.
+HOSTILE = [
+    {"kv_dtype": "bogus"},  # ignored: the default BF16
+    {"weight_dtype": "bogus"},
+    {"gpu": "bogus"},
+    {"gpu": "24.0"},  # not the option's value "24"
+    {"model": "bogus"},  # ignored: the fence's preset
+    {"model": "<img src=x onerror=alert(1)>", "kv_dtype": "<script>alert(1)</script>"},
+    {"seq_len": "1e308"},  # above the field's maximum: its error
+    {"layers": "1e300"},  # a preset's number changed: custom, then the error
+    {"seq_len": "1e400"},  # not finite
+    {"seq_len": "-8192"},
+    {"seq_len": "0"},
+    {"batch": "2.5"},
+    {"seq_len": "NaN"},
+    {"seq_len": "Infinity"},
+    {"seq_len": "0x10"},
+    {"seq_len": " 8192"},
+    {"seq_len": "1e4"},  # a number all the same: 10,000 tokens
+    {"seq_len": "10000001"},  # one above the maximum
+    {"utilization": "1.5"},
+    {"block_size": "2048"},
+    {"gpu": "custom", "gpu_gib": "1e400"},
+    {"weight_dtype": "custom", "weights_gib": "100000"},  # fits the field, not the card
+    {"model": "Qwen2.5-7B-Instruct", "layers": "40"},  # custom, of the same size
+    # Latent attention keeps its preset, with the numbers the reader typed over it.
+    {
+        "model": "DeepSeek-V3 (MLA)",
+        "kv_lora_rank": "256",
+        "gpu": "custom",
+        "gpu_gib": "1000",
+        "weight_dtype": "fp8",
+    },
+    # Every field at its maximum: too large to compute exactly.
+    {
+        "model": "custom",
+        "layers": "1000",
+        "kv_heads": "1000",
+        "head_dim": "4096",
+        "attention_heads": "1000",
+        "seq_len": "10000000",
+        "batch": "100000",
+    },
+]
 # A wrong formula the check must catch: script.js without the factor 2 for K and V.
 BROKEN = ("2 * v.layers * v.kv_heads", "v.layers * v.kv_heads")
 
@@ -61,46 +142,130 @@ def random_state(rng: random.Random) -> dict[str, str]:
 
 
 def cases() -> list[dict[str, str]]:
-    """Every preset with the same settings, then 40 random custom models."""
+    """Every preset with the same settings, on an 80 GB card and on a 4090 in BF16, the
+    hostile links, then 40 random custom models."""
     presets = [DEFAULTS | {"model": name} for name in read_presets()]
-    return presets + [random_state(random.Random(seed)) for seed in range(40)]
+    on_4090 = [ON_A_4090 | {"model": name} for name in read_presets()]
+    randoms = [random_state(random.Random(seed)) for seed in range(40)]
+    return presets + on_4090 + HOSTILE + randoms
 
 
-def settings(state: dict[str, str]) -> Settings:
-    """The settings a link gives the page, as the page reads its form."""
-    dtype = int(state["kv_dtype"].split(":")[0])
-    preset = read_presets().get(state["model"])
+def _number(text: str) -> float:
+    """What Number() gives for a field's text, NaN for text the form does not take."""
+    return float(text) if NUMBER.fullmatch(text) else math.nan
+
+
+def page_form(state: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The form once script.js has read a link, and the link's parameters it ignored."""
+    choices = {
+        name: [value for value, _ in options]
+        for name, options in FORM["choices"].items()
+    }
+    for name in ("model", "gpu", "weight_dtype"):  # template.html offers "custom" too
+        choices[name].append("custom")
+    form = {name: values[0] for name, values in choices.items()}
+    form |= {"model": FIRST_MODEL} | {
+        i["name"]: str(i["value"]) for i in FORM["inputs"]
+    }
+    ignored = []
+    if "model" in state:
+        if state["model"] in choices["model"]:
+            form["model"] = state["model"]
+        else:
+            ignored.append("model")
+    presets = {p["name"]: p for p in FORM["presets"]}
+    preset = presets.get(form["model"])
     if preset:
-        model = replace(preset.model, dtype_bytes=dtype)
+        form |= {name: str(value) for name, value in preset["fields"].items()}
+    for name, value in state.items():
+        if name == "model" or name not in form:
+            continue
+        if name in choices and value not in choices[name]:
+            ignored.append(name)
+        else:
+            form[name] = value
+    # A link that changes a preset's architecture makes it a custom model, as typing
+    # does.
+    if (
+        preset
+        and not preset["mla"]
+        and any(
+            _number(form[name]) != value
+            for name, value in preset["fields"].items()
+            if name in MODEL_FIELDS
+        )
+    ):
+        form["model"] = "custom"
+    return form, list(dict.fromkeys(ignored))
+
+
+def ignored(state: dict[str, str]) -> list[str]:
+    """The link's parameters the page names in its note."""
+    return page_form(state)[1]
+
+
+def read(form: dict[str, str], name: str) -> float:
+    """A field's value as script.js reads it; ValueError where the page shows the
+    field's error: not a number the form takes, not above 0, above the field's maximum,
+    or not a whole number where the field wants one."""
+    kind, maximum = FIELDS[name]
+    value = _number(form[name])
+    if not 0 < value <= maximum or (kind == "int" and not value.is_integer()):
+        raise ValueError(f"{name}: {form[name]!r}")
+    return value
+
+
+def settings(form: dict[str, str]) -> Settings:
+    """The settings the page computes with, from its form as script.js reads it."""
+    preset = read_presets().get(form["model"])
+    mla = preset is not None and isinstance(preset.model, MLAConfig)
+    needed = ["layers", "seq_len", "batch", "utilization", "block_size"]
+    needed += (
+        ["kv_lora_rank", "qk_rope_head_dim"]
+        if mla
+        else ["kv_heads", "head_dim", "attention_heads"]
+    )
+    needed += ["gpu_gib"] if form["gpu"] == "custom" else []
+    if form["weight_dtype"] == "custom":
+        needed.append("weights_gib")
+    elif preset is None:
+        needed.append("params_billion")
+    v = {name: read(form, name) for name in needed}
+    n = {name: int(value) for name, value in v.items() if FIELDS[name][0] == "int"}
+
+    dtype = int(form["kv_dtype"].split(":")[0])
+    if mla:  # the preset's numbers, or what the reader typed over them
+        model = MLAConfig(
+            preset.name, n["layers"], n["kv_lora_rank"], n["qk_rope_head_dim"], dtype
+        )
         heads = preset.attention_heads
     else:
-        shape = [int(state[key]) for key in ("layers", "kv_heads", "head_dim")]
-        model = ModelConfig("custom", *shape, dtype)
-        heads = int(state["attention_heads"])
-    if state["weight_dtype"] == "custom":
-        weights = int(float(state["weights_gib"]) * GIB)
+        shape = [n[name] for name in ("layers", "kv_heads", "head_dim")]
+        model = ModelConfig(form["model"], *shape, dtype)
+        heads = n["attention_heads"]
+    precision = form["weight_dtype"]
+    if precision == "custom":
+        weights = int(v["weights_gib"] * GIB)
     elif preset:  # counted from its architecture
-        weights = preset_weight_bytes(preset, state["weight_dtype"])
+        weights = preset_weight_bytes(preset, precision)
     else:
-        weights = custom_weight_bytes(
-            float(state["params_billion"]), state["weight_dtype"]
-        )
-    gpu = state["gpu_gib"] if state["gpu"] == "custom" else state["gpu"]
+        weights = custom_weight_bytes(v["params_billion"], precision)
+    gpu = v["gpu_gib"] if form["gpu"] == "custom" else float(form["gpu"])
+
+    # script.js computes with doubles: past 2**53 its integers are no longer exact.
+    seq_len, batch = n["seq_len"], n["batch"]
+    mha = None if mla else 2 * n["layers"] * heads * n["head_dim"] * dtype
+    too_large = mha is not None and mha * seq_len > SAFE
+    if too_large or bytes_per_token(model) * seq_len * batch > SAFE:
+        raise ValueError("more than the page computes exactly")
     return Settings(
-        model,
-        heads,
-        int(state["seq_len"]),
-        int(state["batch"]),
-        float(gpu),
-        float(state["utilization"]),
-        weights,
-        int(state["block_size"]),
+        model, heads, seq_len, batch, gpu, v["utilization"], weights, n["block_size"]
     )
 
 
 def expected(state: dict[str, str]) -> dict[str, str] | str:
     """What each output shows, or "error" where the page shows its error instead."""
     try:
-        return shown(explore(settings(state)))
+        return shown(explore(settings(page_form(state)[0])))
     except ValueError:
         return "error"

@@ -1,11 +1,15 @@
 // The KV cache explorer. template.html writes its form; data.py gives each preset's numbers
 // for the form, read from its config.json by hf_config.py, its weights in bytes, counted
-// from its architecture by model_weights.py, and the bytes per weight of a custom model. The
-// arithmetic follows snippets/kv-cache/explorer.py, and parity.py says what the page must show.
+// from its architecture by model_weights.py, the bytes per weight of a custom model, and each
+// field's largest value. The arithmetic follows snippets/kv-cache/explorer.py, and parity.py
+// says what the page must show, for hostile links too. Texts go in with textContent only.
 (() => {
   const GIB = 1024 ** 3;
   const MODEL_FIELDS = ["layers", "kv_heads", "head_dim", "attention_heads",
                         "kv_lora_rank", "qk_rope_head_dim"];
+  // A number as the form takes it: digits, maybe a fraction, maybe an exponent; no sign.
+  const NUMBER = /^(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?$/;
+  const NONE = "—"; // a result that does not apply or cannot be computed
 
   // Fixed decimals as Python and printf round: an exact tie goes to the even digit.
   function fixed(x, digits) {
@@ -18,6 +22,16 @@
   }
   const grouped = (n) => n.toLocaleString("en-US");
   const floorDiv = (a, b) => (a - (a % b)) / b; // exact for safe integers
+  // A message with its {placeholders} filled in.
+  const fill = (text, values) =>
+    text.replace(/\{(\w+)\}/g, (whole, key) => (Object.hasOwn(values, key) ? String(values[key]) : whole));
+
+  class FieldError extends Error {
+    constructor(message, name) {
+      super(message);
+      this.field = name;
+    }
+  }
 
   function setup(root) {
     const presets = JSON.parse(root.dataset.presets);
@@ -25,26 +39,34 @@
     const messages = JSON.parse(root.dataset.messages);
     const form = root.querySelector(".kv-form");
     const error = root.querySelector(".kv-error");
+    const warning = root.querySelector(".kv-warning");
+    const summary = root.querySelector(".kv-summary");
+    const ignoredNote = root.querySelector(".kv-ignored");
     const table = root.querySelector(".kv-results");
-    const field = (name) => form.elements[name];
+    const field = (name) => form.elements.namedItem(name);
     const preset = () => presets.find((m) => m.name === field("model").value);
     const isMla = () => Boolean(preset() && preset().mla);
     const show = (name, visible) => {
       form.querySelector(`[data-field="${name}"]`).hidden = !visible;
     };
+    const offered = (select, value) => [...select.options].some((o) => o.value === value);
 
     function applyPreset() {
       if (!preset()) return;
       for (const [name, value] of Object.entries(preset().fields)) field(name).value = value;
     }
 
+    // A field's value, or an error naming it: a number the form takes, above 0, at most the
+    // field's max (data.py), and a whole number where the field wants one.
     function read(name, label) {
-      const kind = field(name).dataset.kind;
-      const text = field(name).value.trim();
+      const input = field(name);
+      const kind = input.dataset.kind;
+      const max = Number(input.max);
+      const text = input.value.trim();
       const value = Number(text);
-      const ok = text !== "" && Number.isFinite(value) && value > 0 &&
-        (kind !== "int" || Number.isInteger(value)) && (kind !== "fraction" || value <= 1);
-      if (!ok) throw new Error(messages[kind].replace("{label}", label));
+      const ok = NUMBER.test(text) && value > 0 && value <= max &&
+        (kind !== "int" || Number.isInteger(value));
+      if (!ok) throw new FieldError(fill(messages[kind], {label, max: grouped(max)}), name);
       return value;
     }
 
@@ -68,34 +90,43 @@
 
       const perToken = mla ? v.layers * (v.kv_lora_rank + v.qk_rope_head_dim) * dtype
                            : 2 * v.layers * v.kv_heads * v.head_dim * dtype;
-      const kvMemory = Math.trunc(gpu * GIB * v.utilization) - weights;
-      if (kvMemory <= 0) throw new Error(messages.no_room);
-      const blocksPerSequence = floorDiv(v.seq_len + v.block_size - 1, v.block_size);
-      const capacity = (bytes) => floorDiv(kvMemory, v.block_size * bytes);
-      const blocks = capacity(perToken);
+      const mha = mla ? null : 2 * v.layers * v.attention_heads * v.head_dim * dtype;
+      // Integers stay exact up to 2^53 - 1; the fields' maxima keep all others below it.
+      if (!Number.isSafeInteger(perToken * v.seq_len * v.batch) ||
+          (mha !== null && !Number.isSafeInteger(mha * v.seq_len))) {
+        throw new Error(messages.too_large);
+      }
+      const usable = Math.trunc(gpu * GIB * v.utilization);
+      const kvMemory = usable - weights;
       const out = {
         bytes_per_token: grouped(perToken),
         kib_per_token: fixed(perToken / 1024, 1),
         gib_per_sequence: fixed(perToken * v.seq_len / GIB, 2),
         gib_total: fixed(perToken * v.seq_len * v.batch / GIB, 2),
         weight_memory_gib: fixed(weights / GIB, 2),
-        kv_memory_gib: fixed(kvMemory / GIB, 2),
-        num_blocks: grouped(blocks),
-        max_concurrency: fixed(blocks / blocksPerSequence, 2),
-        sequences: grouped(floorDiv(blocks, blocksPerSequence)),
       };
       if (mla) {
         out.formula = `${v.layers} × (${v.kv_lora_rank} + ${v.qk_rope_head_dim}) × ${dtype}` +
           ` = ${grouped(perToken)}`;
       } else {
-        const mha = 2 * v.layers * v.attention_heads * v.head_dim * dtype;
         out.formula = `2 × ${v.layers} × ${v.kv_heads} × ${v.head_dim} × ${dtype}` +
           ` = ${grouped(perToken)}`;
         out.mha_kib_per_token = fixed(mha / 1024, 1);
         out.mha_gib_per_sequence = fixed(mha * v.seq_len / GIB, 2);
-        out.mha_sequences = grouped(floorDiv(capacity(mha), blocksPerSequence));
       }
-      return out;
+      // What needs the card: nothing of it when the weights do not fit.
+      const fits = kvMemory > 0;
+      if (fits) {
+        const blocksPerSequence = floorDiv(v.seq_len + v.block_size - 1, v.block_size);
+        const capacity = (bytes) => floorDiv(kvMemory, v.block_size * bytes);
+        const blocks = capacity(perToken);
+        out.kv_memory_gib = fixed(kvMemory / GIB, 2);
+        out.num_blocks = grouped(blocks);
+        out.max_concurrency = fixed(blocks / blocksPerSequence, 2);
+        out.sequences = grouped(floorDiv(blocks, blocksPerSequence));
+        if (!mla) out.mha_sequences = grouped(floorDiv(capacity(mha), blocksPerSequence));
+      }
+      return {out, fits, weights, usable};
     }
 
     function update(share) {
@@ -106,18 +137,29 @@
       show("gpu_gib", field("gpu").value === "custom");
       show("weights_gib", field("weight_dtype").value === "custom");
       show("params_billion", field("weight_dtype").value !== "custom" && !preset());
+      for (const element of form.elements) element.removeAttribute("aria-invalid");
       try {
-        const out = compute();
+        const {out, fits, weights, usable} = compute();
         for (const output of table.querySelectorAll("output")) {
-          const value = out[output.dataset.key];
-          output.value = value ?? "—";
+          output.value = out[output.dataset.key] ?? NONE;
         }
+        summary.textContent = fill(fits ? messages.summary : messages.summary_no_room, out);
+        warning.textContent = fits ? "" : fill(messages.no_room, {
+          weights: fixed(weights / GIB, 2), usable: fixed(usable / GIB, 2)});
+        warning.hidden = fits;
         table.hidden = false;
         error.hidden = true;
       } catch (problem) {
         table.hidden = true;
+        warning.hidden = true;
         error.hidden = false;
         error.textContent = problem.message;
+        if (problem.field) field(problem.field).setAttribute("aria-invalid", "true");
+        // The summary shows the problem too, by the model picker; the alert announces it.
+        const shown = document.createElement("span");
+        shown.setAttribute("aria-hidden", "true");
+        shown.textContent = problem.message;
+        summary.replaceChildren(shown);
       }
       if (share) {
         const state = new URLSearchParams();
@@ -131,11 +173,29 @@
     }
 
     // A shared link brings its settings; the model comes first, as it fills in the others.
+    // A choice the form does not offer is ignored, with a note naming it; a number goes into
+    // its field, where the field's check judges it.
     const state = new URLSearchParams(location.search);
-    if (state.has("model")) field("model").value = state.get("model");
+    const ignored = new Set();
+    if (state.has("model")) {
+      if (offered(field("model"), state.get("model"))) field("model").value = state.get("model");
+      else ignored.add("model");
+    }
     applyPreset();
     for (const [name, value] of state) {
-      if (name !== "model" && form.elements[name]) form.elements[name].value = value;
+      const element = name === "model" ? null : field(name);
+      if (!element) continue;
+      if (element.tagName === "SELECT" && !offered(element, value)) ignored.add(name);
+      else element.value = value;
+    }
+    // A link that changes a preset's architecture makes it a custom model, as typing does.
+    const changed = (name) => name in preset().fields &&
+      Number(field(name).value) !== preset().fields[name];
+    if (preset() && !isMla() && MODEL_FIELDS.some(changed)) field("model").value = "custom";
+    if (ignored.size) {
+      ignoredNote.textContent = fill(messages.ignored,
+                                     {names: [...ignored].join(messages.separator)});
+      ignoredNote.hidden = false;
     }
     form.addEventListener("input", (event) => {
       if (event.target.name === "model") applyPreset();
