@@ -6,7 +6,9 @@ environment variables, lines of `.log` snippets and log lines quoted in prose (a
 three or more words ending with a full stop), rows of option tables
 (| `keyword` | `--flag` | `default` | ... |), every "vLLM x.y.z" / "vllm==x.y.z", and what the
 prose says the wheel requires: `package==x.y.z` (its METADATA's Requires-Dist), "CUDA N" (the
-CUDA runtime its extensions link) and "Python 3.a–3.b" (its Requires-Python).
+CUDA runtime its extensions link) and "Python 3.a–3.b" (its Requires-Python). In every page and
+every file of every snippet folder (code, components, GPU checks): each rule cited as
+`vllm/<path>.py: <Name.name>` and each `vllm:<metric>` quoted.
 
 Besides claims, tab_problems finds the labs whose two tabs, a Python `LLM(...)` and a
 `vllm serve` command, do not configure the engine the same way.
@@ -35,12 +37,18 @@ REQUIREMENT = re.compile(r"`([A-Za-z][\w.-]*)==(\d[\w.]*)`")
 CUDA = re.compile(r"\bCUDA (\d+)(?:\.\d+)?\b")
 PYTHON_RANGE = re.compile(r"\bPython (3\.\d+) ?(?:–|-|to|至|到) ?(3\.\d+)\b")
 LOG_SPAN = re.compile(r"[A-Z][\x20-\x7e]*\S \S+ [\x20-\x7e]*\.")
+# A citation: the file, then (maybe after a comment sign on the next line) the dotted name of
+# the function, class or attribute a rule mirrors.
+CITATION = re.compile(r"(vllm/[\w/]+\.py):\s*(?:(?:#|//)\s*)?([A-Za-z_]\w*(?:\.\w+)*)")
+METRIC = re.compile(r"\bvllm:[a-z]+(?:_[a-z]+)*")
+# What Prometheus adds to a metric's name when it exports it.
+METRIC_SUFFIXES = ("_total", "_bucket", "_sum", "_count", "_created")
 
 
 @dataclass(frozen=True)
 class Claim:
     where: str  # file:line, and the pages that show it
-    kind: str  # keyword, flag, env, default, choice, log, version
+    kind: str  # keyword, flag, env, default, choice, log, version, source, metric
     name: str
     value: str = ""
 
@@ -60,6 +68,15 @@ def claims(root: Path) -> list[Claim]:
         path = snippet_file(root, include)
         where = f"snippets/{include}:{{}} (shown on {', '.join(sorted(set(page_names)))})"
         found += _snippet_claims(path, where)
+    texts = {f"docs/{page.relative}": page.source for page in pages(root)}
+    texts |= {path.relative_to(root).as_posix(): path.read_text("utf-8")
+              for path in sorted((root / "snippets").rglob("*"))
+              if path.suffix in (".py", ".js", ".sh", ".html") and "__pycache__" not in path.parts}
+    for name, text in texts.items():
+        for number, line in enumerate(text.splitlines(), 1):
+            found += [Claim(f"{name}:{number}", "metric", metric) for metric in METRIC.findall(line)]
+        found += [Claim(f"{name}:{text.count(chr(10), 0, cited.start()) + 1}", "source", *cited.groups())
+                  for cited in CITATION.finditer(text) if cited[1] != "vllm/<path>.py"]
     return found
 
 
@@ -181,6 +198,14 @@ def check(claim: Claim, src: Path) -> str | None:
         return f"{claim.name} accepts {', '.join(accepted)}; not {claim.value!r}"
     if claim.kind == "log":
         return _check_log_line(claim.name, src)
+    if claim.kind == "source":
+        return vllm.definition_problem(src, claim.name, claim.value)
+    if claim.kind == "metric":
+        exported = vllm.metrics(src)
+        if claim.name in exported or any(claim.name == metric + suffix for metric in exported
+                                         for suffix in METRIC_SUFFIXES):
+            return None
+        return f"vLLM {vllm.pinned_version()} exports no metric {claim.name}"
     raise ValueError(f"unknown claim kind {claim.kind!r}")
 
 

@@ -140,6 +140,7 @@ def cuda_major(src: Path) -> int:
     return majors.pop()
 
 
+@cache
 def _tree(src: Path, relative: str) -> ast.Module:
     return ast.parse((src / relative).read_text("utf-8"))
 
@@ -199,18 +200,39 @@ def sampling_params(src: Path) -> set[str]:
 @cache
 def serve_flags(src: Path) -> set[str]:
     """Engine flags are string literals in add_argument calls; server flags are derived from
-    the fields of the frontend argument classes (entrypoints/openai/cli_args.py)."""
+    the fields of the frontend argument classes (entrypoints/openai/cli_args.py). A boolean
+    flag also has its --no- form (argparse.BooleanOptionalAction): given as action=, or made
+    by get_kwargs for an EngineArgs field typed bool (arg_utils.py: _compute_kwargs)."""
     flags = set()
+    engine = _class(_tree(src, "vllm/engine/arg_utils.py"), "EngineArgs")
+    types = {node.target.id: ast.unparse(node.annotation) for node in engine.body
+             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
     for relative in ("vllm/engine/arg_utils.py", "vllm/entrypoints/openai/cli_args.py"):
         for node in ast.walk(_tree(src, relative)):
             if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"):
-                flags |= {arg.value for arg in node.args if isinstance(arg, ast.Constant)
-                          and isinstance(arg.value, str) and arg.value.startswith("--")}
+                named = {arg.value for arg in node.args if isinstance(arg, ast.Constant)
+                         and isinstance(arg.value, str) and arg.value.startswith("--")}
+                flags |= named
+                if _boolean(node, types):
+                    flags |= {"--no-" + flag[2:] for flag in named}
     cli_args = _tree(src, "vllm/entrypoints/openai/cli_args.py")
     for cls in (node for node in cli_args.body if isinstance(node, ast.ClassDef)):
         if cls.name.endswith("FrontendArgs"):
             flags |= {"--" + name.replace("_", "-") for name in _fields(cls)}
     return flags
+
+
+def _boolean(call: ast.Call, types: dict[str, str]) -> bool:
+    """Whether an add_argument call makes a BooleanOptionalAction flag."""
+    for keyword in call.keywords:
+        if keyword.arg == "action":
+            return ast.unparse(keyword.value).endswith("BooleanOptionalAction")
+        if keyword.arg is None:  # **kwargs["field"], or **{**kwargs["field"], ...}
+            for node in ast.walk(keyword.value):
+                field = getattr(getattr(node, "slice", None), "value", None)
+                if isinstance(node, ast.Subscript) and field in types:
+                    return re.fullmatch(r"bool( \| None)?", types[field]) is not None
+    return False
 
 
 @cache
@@ -320,3 +342,37 @@ def format_regex(log_format: str) -> re.Pattern:
         for index, part in enumerate(parts)
     )
     return re.compile(pattern + "$")
+
+
+def _defined(tree: ast.AST, name: str) -> ast.AST | None:
+    """The function, class or assigned name `name` directly in a module or class body."""
+    for node in getattr(tree, "body", []):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                return node
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) else [])
+        if any(getattr(target, "id", None) == name for target in targets):
+            return node
+    return None
+
+
+def definition_problem(src: Path, relative: str, name: str) -> str | None:
+    """None when vllm/<path>.py defines the dotted name (a function, class, method or
+    attribute); otherwise what is missing."""
+    if not (src / relative).is_file():
+        return f"vLLM {pinned_version()} has no {relative}"
+    node = _tree(src, relative)
+    for part in name.split("."):
+        node = _defined(node, part)
+        if node is None:
+            return f"{relative} defines no {name}"
+    return None
+
+
+@cache
+def metrics(src: Path) -> set[str]:
+    """The Prometheus metrics vLLM's loggers export (vllm/v1/metrics/loggers.py), by name."""
+    loggers = (src / "vllm/v1/metrics/loggers.py").read_text("utf-8")
+    return set(re.findall(r'name="(vllm:[a-z_]+)"', loggers)) | set(
+        re.findall(r'"(vllm:[a-z_]+_info)"', loggers))

@@ -82,9 +82,23 @@ def test_the_lab_page_states_what_the_wheel_requires():
     (Claim("x", "python", "Python", "3.9-3.14"), "Requires-Python <3.15,>=3.10: Python 3.10 to 3.14"),
     (Claim("x", "log", "Using AttentionBackendEnum.TRITON_ATTN backends."), "no log format"),
     (Claim("x", "default", "block_size", "32"), "the default of block_size is None (resolved: 16)"),
+    (Claim("x", "source", "vllm/v1/core/block_pool.py", "BlockPool.free_all"),
+     "vllm/v1/core/block_pool.py defines no BlockPool.free_all"),
+    (Claim("x", "source", "vllm/v1/core/no_such_file.py", "BlockPool"),
+     "vLLM 0.26.0 has no vllm/v1/core/no_such_file.py"),
+    (Claim("x", "metric", "vllm:num_preemption"), "exports no metric vllm:num_preemption"),
+    (Claim("x", "metric", "vllm:num_preemptions_totals"), "exports no metric"),
 ])
 def test_new_kinds_of_claim_fail_when_wrong(claim, expected, vllm_src):
     assert expected in (check(claim, vllm_src) or "")
+
+
+def test_citations_and_metrics_are_found_in_pages_and_every_snippet_file():
+    found = {(claim.kind, claim.name, claim.value) for claim in claims(ROOT)}
+    assert {("source", "vllm/v1/core/block_pool.py", "BlockPool.free_blocks"),  # block_pool.py
+            ("source", "vllm/v1/core/sched/scheduler.py", "Scheduler.schedule"),
+            ("metric", "vllm:kv_cache_usage_perc", ""),
+            ("metric", "vllm:num_preemptions_total", "")} <= found
 
 
 def test_a_log_format_itself_may_be_quoted(vllm_src):
@@ -215,3 +229,13 @@ def test_serve_options_read_flags_as_vllm_does(tmp_path):
                                      "enable_prefix_caching": True,
                                      "enable_chunked_prefill": False,
                                      "gpu_memory_utilization": 0.9}
+
+
+@pytest.mark.parametrize(("flag", "exists"), [
+    ("--no-async-scheduling", True),       # SchedulerConfig.async_scheduling: bool | None
+    ("--no-enable-prefix-caching", True),  # **{**cache_kwargs[...], "default": None}
+    ("--no-enable-lora", True),            # action=argparse.BooleanOptionalAction
+    ("--no-max-model-len", False),         # an int: no --no- form
+])
+def test_boolean_flags_have_their_no_form(vllm_src, flag, exists):
+    assert (flag in vllm_source.serve_flags(vllm_src)) is exists

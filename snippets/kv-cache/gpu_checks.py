@@ -7,34 +7,16 @@ line when vLLM sizes the KV cache itself, and exactly when kv_cache_memory_bytes
 fixes it.
 """
 
-import ast
-import shlex
-
+from coursekit import ROOT
+from coursekit.vllm_claims import llm_options, serve_options
 from kv_cache_size import GIB
 from kv_capacity import QWEN_FP8, predict, predict_from_log, read_startup_log
 
 EXACT_KV_MEMORY = 4 * GIB  # kv_cache_memory_bytes for the exact check: 9,362 blocks
 PROMPT = "Why is LLM decode memory-bound?"
-# What vLLM logs for the pinned backend (vllm/platforms/cuda.py: get_attn_backend_cls).
+# What vLLM logs for the pinned backend
+# (vllm/platforms/cuda.py: CudaPlatformBase.get_attn_backend_cls).
 BACKEND_LINE = "Using AttentionBackendEnum.TRITON_ATTN backend."
-
-
-def llm_keywords(script):
-    """The LLM(...) keywords of a lab script, read from the script itself."""
-    tree = ast.parse(script.read_text("utf-8"))
-    call = next(
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "LLM"
-    )
-    return {keyword.arg: ast.literal_eval(keyword.value) for keyword in call.keywords}
-
-
-def served_model(script):
-    """The model a `vllm serve MODEL --flags...` script serves."""
-    words = shlex.split(script.read_text("utf-8").replace("\\\n", " "))
-    assert words[:2] == ["vllm", "serve"], f"{script.name} is no `vllm serve` command"
-    return words[2]
 
 
 def check_gpu_py(lab):
@@ -79,7 +61,7 @@ def serve_kv_py(lab):
         lab, "serve_kv.py (gpu_memory_utilization=0.90)", run.log
     )
 
-    keywords = llm_keywords(lab.folder / "serve_kv.py")
+    keywords = llm_options(lab.folder / "serve_kv.py", ROOT)
     keywords["kv_cache_memory_bytes"] = EXACT_KV_MEMORY
     code = "from vllm import LLM\n\nif __name__ == '__main__':\n"
     code += f"    LLM(**{keywords!r})\n"
@@ -104,7 +86,7 @@ def serve_kv_py(lab):
 def serve_kv_sh(lab):
     """The command-line twin serves the model, answers /v1/completions, and its capacity
     is the predicted one too."""
-    model = served_model(lab.folder / "serve_kv.sh")
+    model = serve_options(lab.folder / "serve_kv.sh")["model"]
     with lab.serve("serve_kv.sh") as server:
         served = [entry["id"] for entry in server.get("/v1/models")["data"]]
         assert served == [model], f"serve_kv.sh serves {served}, not {model}"

@@ -5,12 +5,12 @@ capacity calculator, the usage gauge with block_pool.py, exactly.
 """
 
 import re
-import shlex
 import threading
 import time
 import urllib.request
 
 from block_pool import BlockPool, blocks_for
+from coursekit.vllm_claims import serve_options
 from kv_capacity import read_startup_log
 from lab_prediction import (
     MAX_MODEL_LEN,
@@ -74,12 +74,6 @@ def usage_lab_py(lab):
         assert value == lab_pool(counts).usage, f"{counts}: {value!r} {rows}"
 
 
-def served_model(script):
-    words = shlex.split(script.read_text("utf-8").replace("\\\n", " "))
-    assert words[:2] == ["vllm", "serve"], f"{script.name} is no `vllm serve` command"
-    return words[2]
-
-
 def scrape(url):
     with urllib.request.urlopen(url + "/metrics", timeout=30) as response:
         return response.read().decode("utf-8")
@@ -89,7 +83,7 @@ def usage_serve_sh(lab):
     """The served twin: the same start-up lines, num_gpu_blocks 1000 on /metrics, and a
     usage gauge that is always a number of blocks out of 999, within what one long
     request can hold."""
-    model = served_model(lab.folder / "usage_serve.sh")
+    model = serve_options(lab.folder / "usage_serve.sh")["model"]
     pool = BlockPool(NUM_GPU_BLOCKS)
     with lab.serve("usage_serve.sh") as server:
         startup_matches(lab, "usage_serve.sh start-up", server.log)
