@@ -45,10 +45,16 @@ def reader_files(folder: Path) -> list[Path]:
 
 def module_files(root: Path = ROOT) -> dict[str, list[Path]]:
     """Module name -> the files that define it (more than one is a problem: see clashes)."""
+    # Listed again only when a snippet folder gained or lost a file (mkdocs serve).
+    return _module_files(tuple((folder, folder.stat().st_mtime_ns) for folder in folders(root)))
+
+
+@cache
+def _module_files(listed: tuple[tuple[Path, int], ...]) -> dict[str, list[Path]]:
     found = defaultdict(list)
-    for folder in folders(root):
-        for path in reader_files(folder):
-            if path.suffix == ".py" and path.parent == folder:
+    for folder, _ in listed:
+        for path in sorted(folder.glob("*.py")):
+            if not is_machinery(path, folder.parent.parent):
                 found[path.stem].append(path)
     return dict(found)
 
@@ -74,13 +80,18 @@ def parsed(path: Path) -> ast.Module:
 
 def imported_names(path: Path) -> set[str]:
     """Top-level names of the modules a file imports (absolute imports only)."""
+    return _imported_names(path, path.stat().st_mtime_ns)
+
+
+@cache
+def _imported_names(path: Path, mtime_ns: int) -> frozenset[str]:
     names = set()
-    for node in ast.walk(parsed(path)):
+    for node in ast.walk(_tree(path, mtime_ns)):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
-    return names
+    return frozenset(names)
 
 
 def course_imports(path: Path, root: Path = ROOT) -> list[Path]:
@@ -104,12 +115,17 @@ def course_imports(path: Path, root: Path = ROOT) -> list[Path]:
 
 def data_files(module: Path) -> list[Path]:
     """Files next to a module that it names in a string (e.g. "model_presets.json")."""
-    strings = {node.value for node in ast.walk(parsed(module))
+    return list(_data_files(module, module.stat().st_mtime_ns))
+
+
+@cache
+def _data_files(module: Path, mtime_ns: int) -> tuple[Path, ...]:
+    strings = {node.value for node in ast.walk(_tree(module, mtime_ns))
                if isinstance(node, ast.Constant) and isinstance(node.value, str)}
-    return sorted(module.parent / name for name in strings
-                  if "/" not in name and "\n" not in name and len(name) < 256
-                  and name != module.name
-                  and (module.parent / name).is_file())
+    return tuple(sorted(module.parent / name for name in strings
+                        if "/" not in name and "\n" not in name and len(name) < 256
+                        and name != module.name
+                        and (module.parent / name).is_file()))
 
 
 def bundle(folder: Path, root: Path = ROOT) -> dict[str, Path]:

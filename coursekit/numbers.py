@@ -275,12 +275,12 @@ def prose_numbers(root: Path) -> list[str]:
     one language states and the other does not."""
     all_pages = pages(root)
     by_path = {page.path.resolve(): page for page in all_pages}
-    own = {page.path: own_sources(page, root) for page in all_pages}
+    own = {page.path: source_values(own_sources(page, root)) for page in all_pages}
     found = {page.path: page_numbers(page, root) for page in all_pages}
     problems = []
     for page in all_pages:
-        known = source_values(own[page.path] + [text for linked in linked_pages(page, by_path)
-                                                for text in own[linked.path]])
+        known = own[page.path].union(*(own[linked.path]
+                                       for linked in linked_pages(page, by_path)))
         problems += [
             f"{number.where}: {number} has no source on the page: print it with a snippet"
             " the page shows, or mark it as an estimate in its sentence (估计 / estimate)"
