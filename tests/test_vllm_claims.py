@@ -96,9 +96,9 @@ def test_new_kinds_of_claim_fail_when_wrong(claim, expected, vllm_src):
 def test_citations_and_metrics_are_found_in_pages_and_every_snippet_file():
     found = {(claim.kind, claim.name, claim.value) for claim in claims(ROOT)}
     assert {("source", "vllm/v1/core/block_pool.py", "BlockPool.free_blocks"),  # block_pool.py
-            ("source", "vllm/v1/core/sched/scheduler.py", "Scheduler.schedule"),
+            ("source", "vllm/v1/worker/block_table.py", "_compute_slot_mapping_kernel"),
             ("metric", "vllm:kv_cache_usage_perc", ""),
-            ("metric", "vllm:num_preemptions_total", "")} <= found
+            ("metric", "vllm:cache_config_info", "")} <= found
 
 
 def test_a_log_format_itself_may_be_quoted(vllm_src):
