@@ -9,16 +9,19 @@ from dataclasses import dataclass
 from hf_config import MLAConfig, Preset, bytes_per_token, read_presets
 from kv_cache_size import GIB, ModelConfig
 from kv_capacity import predict
-from model_weights import LINEAR_BYTES, count, weight_bytes
+from model_weights import LINEAR_BYTES
+from quant_memory import weight_bytes
 
 WEIGHT_BYTES = (
     LINEAR_BYTES  # bytes per parameter, when only the parameter count is known
 )
+# The explorer's precisions, as the quantization lesson's quant_memory.py names them.
+FORMATS = {"bf16": "bf16", "fp8": "fp8", "awq": "awq-int4-g128"}
 
 
 def preset_weight_bytes(preset: Preset, precision: str) -> int:
-    """A preset's weights, counted from its architecture (model_weights.py)."""
-    return weight_bytes(count(preset.config), precision)
+    """A preset's weights, counted tensor by tensor (quant_memory.py, lesson 4)."""
+    return weight_bytes(preset.name, FORMATS[precision])
 
 
 def custom_weight_bytes(parameters_billion: float, precision: str) -> int:

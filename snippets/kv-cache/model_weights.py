@@ -31,28 +31,67 @@ class Parameters:
 
 def count(config: dict) -> Parameters:
     """The parameters of a dense (GQA or MHA) model or DeepSeek-V3, from config.json."""
-    if "num_local_experts" in config or "num_experts" in config:
-        raise ValueError("count() knows DeepSeek's experts only (n_routed_experts)")
     h, layers = config["hidden_size"], config["num_hidden_layers"]
     embeddings = config["vocab_size"] * h
     lm_head = 0 if config.get("tie_word_embeddings") else embeddings
     norms = 2 * layers * h + h  # two per layer, one after the last layer
     if "kv_lora_rank" in config:
-        attention, attention_other = latent_attention(config)
-        mlp, router = mixture_of_experts(config)
+        attention_other = layers * (config["q_lora_rank"] + config["kv_lora_rank"])
+        dense = config["first_k_dense_replace"]
+        router = (layers - dense) * (h + 1) * config["n_routed_experts"]  # gate, bias
     else:
-        attention, attention_other = grouped_attention(config)
-        mlp, router = layers * 3 * h * config["intermediate_size"], 0  # gate, up, down
+        attention_other, router = grouped_attention(config), 0
+    linear = sum(
+        n * inputs * outputs for _, inputs, outputs, n in linear_layers(config)
+    )
     other = embeddings + lm_head + norms + attention_other + router
-    return Parameters(attention + mlp, other)
+    return Parameters(linear, other)
 
 
-def grouped_attention(c: dict) -> tuple[int, int]:
-    """Linear weights and other parameters of MHA/GQA attention, all layers."""
+def linear_layers(config: dict) -> list[tuple[str, int, int, int]]:
+    """The decoder's matrices as (name, in_features, out_features, how many), with
+    vLLM's fused names (qkv_proj, gate_up_proj): what quantization quantizes."""
+    if "num_local_experts" in config or "num_experts" in config:
+        raise ValueError("count() knows DeepSeek's experts only (n_routed_experts)")
+    c, h, layers = config, config["hidden_size"], config["num_hidden_layers"]
+    if "kv_lora_rank" not in c:
+        heads = c["num_attention_heads"]
+        q = heads * (c.get("head_dim") or h // heads)
+        kv = c.get("num_key_value_heads", heads) * (c.get("head_dim") or h // heads)
+        return [
+            ("qkv_proj", h, q + 2 * kv, layers),
+            ("o_proj", q, h, layers),
+            ("gate_up_proj", h, 2 * c["intermediate_size"], layers),
+            ("down_proj", c["intermediate_size"], h, layers),
+        ]
+    # MLA (vllm/model_executor/models/deepseek_v2.py: DeepseekV2MLAAttention) and
+    # DeepSeek's MLP: dense in the first layers, then routed and shared experts.
+    heads, rank_q, rank_kv = (
+        c["num_attention_heads"],
+        c["q_lora_rank"],
+        c["kv_lora_rank"],
+    )
+    nope, rope, v = c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"]
+    dense, moe = c["first_k_dense_replace"], c["moe_intermediate_size"]
+    experts = (layers - dense) * (c["n_routed_experts"] + c["n_shared_experts"])
+    return [
+        ("q_a_proj", h, rank_q, layers),  # q: down to its latent, then up
+        ("q_b_proj", rank_q, heads * (nope + rope), layers),
+        ("kv_a_proj_with_mqa", h, rank_kv + rope, layers),  # the cached latent, rope
+        ("kv_b_proj", rank_kv, heads * (nope + v), layers),  # K and V, from the latent
+        ("o_proj", heads * v, h, layers),
+        ("gate_up_proj", h, 2 * c["intermediate_size"], dense),
+        ("down_proj", c["intermediate_size"], h, dense),
+        ("experts.gate_up_proj", h, 2 * moe, experts),
+        ("experts.down_proj", moe, h, experts),
+    ]
+
+
+def grouped_attention(c: dict) -> int:
+    """The parameters of MHA/GQA attention besides its matrices, all layers."""
     h, heads = c["hidden_size"], c["num_attention_heads"]
     q = heads * (c.get("head_dim") or h // heads)
     kv = c.get("num_key_value_heads", heads) * (c.get("head_dim") or h // heads)
-    weights = h * q + 2 * h * kv + q * h  # the q, k, v and o projections
     architecture = c.get("architectures", [""])[0]
     # Qwen2 has q, k and v biases (vllm/model_executor/models/qwen2.py: Qwen2Attention);
     # with attention_bias, Llama-style models have those and an o bias (llama.py).
@@ -60,36 +99,7 @@ def grouped_attention(c: dict) -> tuple[int, int]:
     bias = q + 2 * kv + h if c.get("attention_bias") else bias
     # Qwen3 normalizes each head's q and k (vllm/model_executor/models/qwen3.py).
     norms = 2 * q // heads if architecture == "Qwen3ForCausalLM" else 0
-    return c["num_hidden_layers"] * weights, c["num_hidden_layers"] * (bias + norms)
-
-
-def latent_attention(c: dict) -> tuple[int, int]:
-    """MLA (vllm/model_executor/models/deepseek_v2.py: DeepseekV2MLAAttention)."""
-    h, heads = c["hidden_size"], c["num_attention_heads"]
-    rank_q, rank_kv = c["q_lora_rank"], c["kv_lora_rank"]
-    nope, rope, v = c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"]
-    weights = (
-        h * rank_q
-        + rank_q * heads * (nope + rope)  # q: down to its latent, then up
-        + h * (rank_kv + rope)  # the cached latent and rotary part
-        + rank_kv * heads * (nope + v)  # K and V, up from the latent
-        + heads * v * h  # the output projection
-    )
-    return c["num_hidden_layers"] * weights, c["num_hidden_layers"] * (rank_q + rank_kv)
-
-
-def mixture_of_experts(c: dict) -> tuple[int, int]:
-    """DeepSeek's MLP: dense in the first layers, then routed and shared experts."""
-    h, layers, dense = (
-        c["hidden_size"],
-        c["num_hidden_layers"],
-        c["first_k_dense_replace"],
-    )
-    experts = c["n_routed_experts"] + c["n_shared_experts"]
-    weights = dense * 3 * h * c["intermediate_size"]
-    weights += (layers - dense) * experts * 3 * h * c["moe_intermediate_size"]
-    router = (layers - dense) * (h + 1) * c["n_routed_experts"]  # its gate and bias
-    return weights, router
+    return c["num_hidden_layers"] * (bias + norms)
 
 
 def weight_bytes(parameters: Parameters, precision: str) -> int:

@@ -2,7 +2,7 @@
 
 The fence names the preset shown first (`model: ...`). Each preset comes with the
 numbers it puts in the form, read from its config.json by hf_config.py, and its weights
-in each precision, counted from its architecture by model_weights.py, so the page's
+in each precision, counted tensor by tensor by quant_memory.py (lesson 4), so the page's
 script only copies them.
 """
 

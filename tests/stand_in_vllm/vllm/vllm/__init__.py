@@ -6,11 +6,13 @@ answers the OpenAI API (stand_in_server.py). It runs only in the dry run and nev
 is present.
 """
 
+import collections
 import multiprocessing
+import os
+import time
 from types import SimpleNamespace
 
 from vllm import stand_in
-from vllm.v1.metrics.reader import Gauge
 
 __version__ = stand_in.VERSION
 STAND_IN = True
@@ -29,12 +31,23 @@ class SamplingParams:
 
 class LLMEngine:
     """LLM.llm_engine (vllm/v1/engine/llm_engine.py: LLMEngine), stepped by hand: add_request,
-    step, has_unfinished_requests, get_metrics; the engine core's scheduler is stand_in's."""
+    step, has_unfinished_requests, get_metrics; the engine core's scheduler is stand_in's.
+
+    Where the engine core runs (VLLM_ENABLE_V1_MULTIPROCESSING, vllm/envs.py, default 1): in a
+    process of its own, the core steps as soon as it has a request, whatever the lab does
+    meanwhile (EngineCoreProc.run_busy_loop); the stand-in lets it run one step ahead of the
+    lab, one timing a real run may take, so that a request added "before step s" may land in
+    a later step. With VLLM_ENABLE_V1_MULTIPROCESSING=0 the core is in the lab's process and
+    takes a step only when step() asks (InprocClient.get_output)."""
 
     def __init__(self, engine, log_stats):
         self.log_stats = log_stats
         self._engine = engine
         self._scheduler = stand_in.Scheduler(engine, log_stats)
+        self._stats = stand_in.StatLoggers(engine, log_stats)
+        self._multiprocess = os.environ.get("VLLM_ENABLE_V1_MULTIPROCESSING", "1") != "0"
+        self._ahead = collections.deque()  # steps the core took that the lab has not seen
+        self._unfinished = set()  # OutputProcessor: until the lab has seen the last output
 
     def add_request(self, request_id, prompt, params, *args, **kwargs):
         if not isinstance(request_id, str):
@@ -42,27 +55,48 @@ class LLMEngine:
         self._scheduler.add_request(stand_in.Request(
             request_id, stand_in.dry_run_prompt_tokens(prompt), params.max_tokens,
             params.ignore_eos))
+        self._unfinished.add(request_id)
+        self._run_ahead()
         return request_id
 
+    def _run_ahead(self):
+        if (self._multiprocess and not self._ahead
+                and self._scheduler.has_unfinished_requests()):
+            self._ahead.append(self._scheduler.engine_step())
+
     def has_unfinished_requests(self):
-        return self._scheduler.has_unfinished_requests()
+        return bool(self._unfinished)
 
     def step(self):
         """RequestOutputs of the requests that got a token, their token_ids cumulative
-        (RequestOutputKind.CUMULATIVE, SamplingParams' default)."""
-        return [SimpleNamespace(
-            request_id=request.request_id, prompt_token_ids=request.prompt_token_ids,
-            finished=request.finished,
-            outputs=[SimpleNamespace(index=0, token_ids=list(request.output_token_ids),
-                                     text=stand_in.dry_run_text(request.output_token_ids),
-                                     finish_reason="length" if request.finished else None)])
-            for request in self._scheduler.step()]
+        (RequestOutputKind.CUMULATIVE, SamplingParams' default). Stats are recorded only for
+        a step with outputs (LLMEngine.step)."""
+        if self._ahead:
+            result = self._ahead.popleft()
+        elif self._scheduler.has_unfinished_requests():
+            result = self._scheduler.engine_step()
+        else:
+            return []
+        self._run_ahead()
+        if self.log_stats and result.sampled:
+            self._stats.record(result, iteration_stats=True)
+        outputs = []
+        by_id = {request.request_id: request for request in result.sampled}
+        for request_id, tokens, finished in result.outputs:
+            outputs.append(SimpleNamespace(
+                request_id=request_id, prompt_token_ids=by_id[request_id].prompt_token_ids,
+                finished=finished,
+                outputs=[SimpleNamespace(index=0, token_ids=tokens,
+                                         text=stand_in.dry_run_text(tokens),
+                                         finish_reason="length" if finished else None)]))
+            if finished:
+                self._unfinished.discard(request_id)
+        return outputs
 
     def get_metrics(self):
         """LLMEngine.get_metrics: vllm/v1/metrics/reader.py: get_metrics_snapshot."""
         assert self.log_stats, "Stat logging disabled"
-        return [Gauge(name=name, labels=dict(labels), value=value)
-                for name, labels, value in stand_in.gauges(self._engine, self._scheduler)]
+        return self._stats.metrics()
 
 
 class LLM:
@@ -87,7 +121,20 @@ class LLM:
             f"the stand-in for vLLM does not model LLM.{name}: model it in"
             " tests/stand_in_vllm/vllm/vllm/__init__.py, or drop it from the lab")
 
-    def generate(self, prompts, sampling_params=None):
-        text = " (dry run) Each decode step reads the weights and every sequence's KV cache."
-        return [SimpleNamespace(prompt=prompt, outputs=[SimpleNamespace(text=text)])
-                for prompt in prompts]
+    def generate(self, prompts, sampling_params=None, use_tqdm=True):
+        """Each prompt generates max_tokens tokens (no end-of-sequence token is sampled here),
+        in the time the stand-in's engine takes: a prefill, then max_tokens - 1 decode steps of
+        its own estimate (stand_in.start), the prompts decoding together."""
+        params = sampling_params or SamplingParams()
+        if isinstance(prompts, str):
+            prompts = [prompts]
+        steps = max(params.max_tokens - 1, 0)
+        time.sleep(stand_in.PREFILL_SECONDS + steps * self.engine.decode_step_seconds)
+        results = []
+        for prompt in prompts:
+            tokens = [1000 + i % 100 for i in range(params.max_tokens)]
+            results.append(SimpleNamespace(
+                prompt=prompt, outputs=[SimpleNamespace(
+                    index=0, token_ids=tokens, text=stand_in.dry_run_text(tokens),
+                    finish_reason="length")]))
+        return results

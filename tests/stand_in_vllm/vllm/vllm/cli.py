@@ -23,7 +23,12 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-num-batched-tokens", type=int)
     serve.add_argument("--max-num-seqs", type=int)
     serve.add_argument("--num-gpu-blocks-override", type=int)
+    serve.add_argument("--quantization")
     serve.add_argument("--disable-log-stats", action="store_true", default=None)
+    # bool fields of vLLM's configs: --x and --no-x (arg_utils.py: _compute_kwargs)
+    serve.add_argument("--async-scheduling", action=argparse.BooleanOptionalAction)
+    serve.add_argument("--enable-logging-iteration-details",
+                       action=argparse.BooleanOptionalAction)
     return serve
 
 

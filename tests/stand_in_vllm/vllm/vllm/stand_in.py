@@ -19,8 +19,14 @@ below against the wheel's source):
   memory and CUDA graphs (vllm/v1/worker/gpu_worker.py: determine_available_memory), or exactly
   kv_cache_memory_bytes; blocks and capacity as vllm/v1/core/kv_cache_utils.py computes them.
 - the block pool, the scheduler and the stats of a stepped engine (Scheduler, below: blocks
-  cdiv(tokens, block_size), usage 1 - free / (num_gpu_blocks - 1) as BlockPool.get_usage), and
-  the gauges LLM.get_metrics() and GET /metrics give (vllm/v1/metrics/loggers.py, reader.py).
+  cdiv(tokens, block_size), usage 1 - free / (num_gpu_blocks - 1) as BlockPool.get_usage; the
+  token budget, max_num_seqs, chunked prefill, admission only of a sequence that fits whole,
+  preemption by recompute of the last running request), its iteration details
+  (compute_iteration_details) and what the frontend records of each step (StatLoggers, below:
+  the Iteration lines of LoggingStatLogger, the gauges, vllm:num_preemptions and
+  vllm:iteration_tokens_total of PrometheusStatLogger, by LLMEngine.step's rule or by the API
+  server's), as LLM.get_metrics() and GET /metrics give them (vllm/v1/metrics/loggers.py,
+  reader.py); whether the engine core runs in the lab's process (VLLM_ENABLE_V1_MULTIPROCESSING).
 The weights, activation peak, non-torch memory and CUDA-graph figures are the stand-in's own
 rough estimates (a real run measures them); only the arithmetic after them is vLLM's.
 """
@@ -87,22 +93,67 @@ class Architecture:
     weight_bytes: int
 
 
+def linear_weights(layers, hidden, kv_width, intermediate) -> int:
+    """The weights of the linear layers: q, k, v, o, gate, up and down of every layer."""
+    return layers * (hidden * (2 * hidden + 2 * kv_width) + 3 * hidden * intermediate)
+
+
+def sixteen_bit_weights(layers, hidden, kv_width, vocab) -> int:
+    """What every format here keeps 16-bit: embed_tokens and lm_head (not tied), the two
+    norms of each layer, the final norm and the q, k, v biases."""
+    return 2 * vocab * hidden + layers * (2 * hidden + hidden + 2 * kv_width) + hidden
+
+
+def resident_weight_bytes(fmt, layers, hidden, kv_width, intermediate, vocab, group=128) -> int:
+    """The bytes of the weights as vLLM holds them on the GPU after loading (the stand-in's
+    own count, shared with no lesson): 16-bit; online FP8 (quantization="fp8": 1 byte per
+    linear weight and one float32 scale per linear layer, Fp8PerTensorOnlineLinearMethod);
+    AWQ (4-bit weights, a 16-bit scale and a 4-bit zero point per group of 128); GPTQ
+    symmetric without act-order (4-bit weights and a 16-bit scale per group: Marlin drops the
+    checkpoint's qzeros and g_idx, process_weights_after_loading)."""
+    linear = linear_weights(layers, hidden, kv_width, intermediate)
+    rest = 2 * sixteen_bit_weights(layers, hidden, kv_width, vocab)
+    if fmt == "bf16":
+        return 2 * linear + rest
+    if fmt == "fp8":
+        return linear + layers * 4 * 4 + rest  # qkv, o, gate_up, down: a float32 scale each
+    if fmt == "awq":
+        return linear // 2 + linear // group * 2 + linear // group // 2 + rest
+    if fmt == "gptq":
+        return linear // 2 + linear // group * 2 + rest
+    raise StandInError(f"the stand-in does not model the weight format {fmt!r}")
+
+
 def awq_weight_bytes(layers, hidden, kv_width, intermediate, vocab, group=128) -> int:
     """A 4-bit AWQ checkpoint: linear layers at 4 bits plus a 16-bit scale and a 4-bit zero
     point per group of 128 weights; embeddings, lm_head, norms and biases stay 16-bit."""
-    linear = layers * (hidden * (2 * hidden + 2 * kv_width) + 3 * hidden * intermediate)
-    quantized = linear // 2 + linear // group * 2 + linear // group // 2
-    sixteen_bit = 2 * vocab * hidden + layers * (2 * hidden + hidden + 2 * kv_width) + hidden
-    return quantized + 2 * sixteen_bit
+    return resident_weight_bytes("awq", layers, hidden, kv_width, intermediate, vocab, group)
 
+
+# Qwen2.5-7B-Instruct's architecture (https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/blob/main/
+# config.json); its AWQ and GPTQ-Int4 checkpoints keep it, in float16 instead of bfloat16.
+QWEN_7B = dict(num_layers=28, num_kv_heads=4, head_dim=128, hidden_size=3584,
+               intermediate_size=18944, vocab_size=152064, max_position_embeddings=32768,
+               dtype_bytes=2)
+QWEN_7B_SHAPE = (28, 3584, 4 * 128, 18944, 152064)
 
 # The models the labs load: https://huggingface.co/<name>/blob/main/config.json
 MODELS = {
     "Qwen/Qwen2.5-7B-Instruct-AWQ": Architecture(
-        num_layers=28, num_kv_heads=4, head_dim=128, hidden_size=3584,
-        intermediate_size=18944, vocab_size=152064, max_position_embeddings=32768,
-        dtype_bytes=2, weight_bytes=awq_weight_bytes(28, 3584, 4 * 128, 18944, 152064)),
+        **QWEN_7B, weight_bytes=resident_weight_bytes("awq", *QWEN_7B_SHAPE)),
+    "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4": Architecture(
+        **QWEN_7B, weight_bytes=resident_weight_bytes("gptq", *QWEN_7B_SHAPE)),
+    "Qwen/Qwen2.5-7B-Instruct": Architecture(
+        **QWEN_7B, weight_bytes=resident_weight_bytes("bf16", *QWEN_7B_SHAPE)),
 }
+# quantization_config.quant_method of each quantized checkpoint: the method vLLM 0.26.0 picks
+# (vllm/config/model.py: ModelConfig._verify_quantization, override_quantization_method).
+CHECKPOINT_QUANTIZATION = {"Qwen/Qwen2.5-7B-Instruct-AWQ": "awq",
+                           "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4": "gptq"}
+# What the `quantization` option may name for them (AutoAWQConfig / AutoGPTQConfig
+# .override_quantization_method), and the method vLLM then uses.
+USER_QUANTIZATION = {"awq": ("awq", "awq_marlin", "auto_awq", "marlin"),
+                     "gptq": ("gptq", "gptq_marlin", "auto_gptq", "marlin")}
 
 NON_TORCH_MEMORY = 300 * MIB  # CUDA context and libraries (stand-in estimate)
 CUDA_GRAPH_MEMORY = 400 * MIB  # vLLM's estimate is applied by default (stand-in estimate)
@@ -132,6 +183,9 @@ OPTIONS = {
     "max_num_seqs": None,
     "num_gpu_blocks_override": None,
     "disable_log_stats": False,  # LLM() sets True unless given; it changes no figure here
+    "async_scheduling": None,  # None: on (VllmConfig.__post_init__, no incompatible option)
+    "enable_logging_iteration_details": False,
+    "quantization": None,  # from the checkpoint's quantization_config when None
 }
 
 # EngineArgs.get_batch_defaults on a card under 70 GiB, by usage context.
@@ -221,6 +275,78 @@ def select_backend(pinned: str | None, kv_cache_dtype: str, gpu: Gpu, log) -> st
     return selected
 
 
+# -- quantized linear layers ---------------------------------------------------------------------
+
+# vllm/model_executor/kernels/linear/__init__.py: _POSSIBLE_KERNELS[PlatformEnum.CUDA], the first
+# kernels in priority order (choose_mp_linear_kernel takes the first whose get_min_capability
+# the GPU meets and whose can_implement accepts the layer), with whether each can implement a
+# 4-bit layer of group size 128 of these checkpoints on compute capability 8.x: CUTLASS W4A8
+# wants FP8 activations and no zero points, AllSpark only group_size -1 on Ampere and Ada
+# (allspark_utils.py: check_allspark_supported_dtype_shape) and no zero points.
+MP_KERNELS = [
+    ("CutlassW4A8LinearKernel", 90, False),
+    ("MacheteLinearKernel", 90, True),
+    ("AllSparkLinearKernel", 80, False),
+    ("MarlinLinearKernel", 75, True),
+]
+# _POSSIBLE_FP8_KERNELS[PlatformEnum.CUDA], the first ones, with their is_supported rule by
+# compute capability (scaled_mm/marlin.py: FP8 Marlin from 7.5 but not from 8.9 on unless
+# VLLM_TEST_FORCE_FP8_MARLIN; flashinfer.py: 10.0 and up; cutlass.py: any CUDA GPU).
+FP8_KERNELS = [
+    ("MarlinFP8ScaledMMLinearKernel", lambda cc: 75 <= cc < 89),
+    ("FlashInferFP8ScaledMMLinearKernel", lambda cc: cc >= 100),
+    ("CutlassFP8ScaledMMLinearKernel", lambda cc: True),
+]
+MARLIN_WORKSPACE_SMS = 128  # an RTX 4090's SMs: marlin_make_workspace_new's int32 per SM
+BANDWIDTH = 1008e9  # bytes/s, an RTX 4090's memory bandwidth
+DECODE_EFFICIENCY = 0.8  # share of it a decode step reaches (a stand-in estimate)
+PREFILL_SECONDS = 0.02  # a short prompt's prefill (a stand-in estimate)
+
+
+def quantization_method(model: str, user: str | None) -> str | None:
+    """vllm/config/model.py: ModelConfig._verify_quantization: a checkpoint's
+    quantization_config decides (AutoAWQConfig / AutoGPTQConfig.override_quantization_method
+    accept the user's awq/gptq names); a 16-bit checkpoint is quantized online with "fp8"."""
+    checkpoint = CHECKPOINT_QUANTIZATION.get(model)
+    if checkpoint is None:
+        if user in (None, "fp8"):
+            return user
+        raise StandInError(f"the stand-in does not model quantization={user!r} for {model}")
+    if user is None or user in USER_QUANTIZATION[checkpoint]:
+        return checkpoint
+    raise ValueError(f"Quantization method specified in the model config ({checkpoint}) does"
+                     f" not match the quantization method specified in the `quantization`"
+                     f" argument ({user}).")
+
+
+def linear_kernel(method: str, gpu: Gpu) -> str:
+    capability = 10 * gpu.capability[0] + gpu.capability[1]
+    if method == "fp8":
+        return next(name for name, supported in FP8_KERNELS if supported(capability))
+    return next(name for name, minimum, implements in MP_KERNELS
+                if minimum <= capability and implements)
+
+
+def load_weights(arch: Architecture, method: str | None, gpu: Gpu) -> int:
+    """What GPUModelRunner.load_model measures (DeviceMemoryProfiler): the torch memory
+    allocated while loading: the weights as held, RoPE's cos/sin cache (max_position x
+    head_dim in the model's dtype, rotary_embedding/base.py) and, for a Marlin kernel, its
+    workspace. The kernel lines are logged as the layers are created."""
+    shape = (arch.num_layers, arch.hidden_size, arch.num_kv_heads * arch.head_dim,
+             arch.intermediate_size, arch.vocab_size)
+    weights = resident_weight_bytes(method or "bf16", *shape)
+    loaded = weights + arch.max_position_embeddings * arch.head_dim * arch.dtype_bytes
+    if method is not None:
+        kernel = linear_kernel(method, gpu)
+        if method == "fp8":
+            log("fp8_kernel", kernel, "Fp8PerTensorOnlineLinearMethod")
+        else:
+            log(f"{method}_kernel", kernel)
+        if "Marlin" in kernel:
+            loaded += MARLIN_WORKSPACE_SMS * 4
+    return loaded
+
+
 # -- log lines -----------------------------------------------------------------------------------
 
 # vLLM 0.26.0's own log messages: (file, line of the logging call, format). Checked against the
@@ -233,14 +359,27 @@ LOG_FORMATS = {
                "Using %s attention backend out of potential backends: %s."),
     "block_size": ("vllm/platforms/interface.py", 635,
                    "Setting kv cache block size to %d for %s backend."),
-    "weights": ("vllm/v1/worker/gpu_model_runner.py", 5347,
-                "Model loading took %s GiB memory and %.6f seconds"),
+    # Qwen2.5 is a dense model: vLLM 0.26.0 runs it with the V2 model runner
+    # (vllm/config/vllm.py: VllmConfig.use_v2_model_runner), whose load_model logs this line.
+    "weights": ("vllm/v1/worker/gpu/model_runner.py", 305,
+                "Model loading took %s GiB and %.6f seconds"),
+    "awq_kernel": ("vllm/model_executor/layers/quantization/auto_awq.py", 473,
+                   "Using %s for AutoAWQMarlinLinearMethod"),
+    "gptq_kernel": ("vllm/model_executor/layers/quantization/auto_gptq.py", 357,
+                    "Using %s for AutoGPTQLinearMethod"),
+    "fp8_kernel": ("vllm/model_executor/kernels/linear/__init__.py", 635, "Selected %s for %s"),
     "available": ("vllm/v1/worker/gpu_worker.py", 560, "Available KV cache memory: %s GiB"),
     "override": ("vllm/v1/core/kv_cache_utils.py", 2115,
                  "Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d"),
     "tokens": ("vllm/v1/core/kv_cache_utils.py", 2177, "GPU KV cache size: %s tokens"),
     "concurrency": ("vllm/v1/core/kv_cache_utils.py", 2178,
                     "Maximum concurrency for %s tokens per request: %.2fx"),
+    "async": ("vllm/config/vllm.py", 1109, "Asynchronous scheduling is %s."),
+    "iteration": ("vllm/v1/metrics/loggers.py", 182,
+                  "%sIteration(%d): %d context requests, %d context tokens, "
+                  "%d generation requests, %d generation tokens, "
+                  "iteration elapsed time: %.2f ms%s, "
+                  "GPU KV cache usage: %.1f%%%s"),
 }
 
 
@@ -283,6 +422,7 @@ class Engine:
     num_blocks: int
     tokens: int
     max_concurrency: float
+    decode_step_seconds: float = 0.01  # one decode step of one sequence
 
 
 def activation_peak(arch: Architecture, options: dict) -> int:
@@ -301,19 +441,32 @@ def start(model: str, options: dict, usage_context: str, gpu: Gpu = RTX_4090) ->
     if options["max_model_len"] is None:
         options["max_model_len"] = arch.max_position_embeddings
     announce()
+    if options["async_scheduling"] is None:  # VllmConfig.__post_init__: on, for these models
+        options["async_scheduling"] = True
+    log("async", "enabled" if options["async_scheduling"] else "disabled")
+    if options["async_scheduling"] and options["enable_logging_iteration_details"]:
+        raise StandInError(
+            "the stand-in schedules synchronously, as vLLM does with async_scheduling=False"
+            " (--no-async-scheduling); with vLLM's default AsyncScheduler a step is scheduled"
+            " before the previous step's tokens are known, and the iteration details it logs"
+            " (which requests still hold seats and blocks, the KV cache usage) are not the"
+            " synchronous scheduler's. The stand-in does not model that: turn async"
+            " scheduling off in a lab that compares Iteration lines with a simulator")
     config = ", ".join(f"{name}={value}" for name, value in options.items())
     log("engine", VERSION, f"model='{model}', {config}")
     backend = select_backend(options["attention_backend"], options["kv_cache_dtype"], gpu, log)
     block_size = options["block_size"] or DEFAULT_BLOCK_SIZE
     if block_size % 16:
         raise ValueError("Block size must be a multiple of 16.")
-    log("weights", format_gib(arch.weight_bytes), 4.2)
+    method = quantization_method(model, options["quantization"])
+    loaded = load_weights(arch, method, gpu)
+    log("weights", format_gib(loaded), 4.2)
 
     if options["kv_cache_memory_bytes"]:
         available = options["kv_cache_memory_bytes"]
     else:
         requested = math.ceil(gpu.total_memory * options["gpu_memory_utilization"])
-        available = (requested - arch.weight_bytes - activation_peak(arch, options)
+        available = (requested - loaded - activation_peak(arch, options)
                      - NON_TORCH_MEMORY - CUDA_GRAPH_MEMORY)
         log("available", format_gib(available))
     if available <= 0:
@@ -334,15 +487,21 @@ def start(model: str, options: dict, usage_context: str, gpu: Gpu = RTX_4090) ->
                          f" ({max_model_len}), more KV cache memory is needed")
     log("tokens", f"{tokens:,}")
     log("concurrency", f"{max_model_len:,}", max_concurrency)
-    return Engine(model, options, backend, block_size, num_blocks, tokens, max_concurrency)
+    decode = loaded / (BANDWIDTH * DECODE_EFFICIENCY)  # each step reads the weights once
+    return Engine(model, options, backend, block_size, num_blocks, tokens, max_concurrency,
+                  decode)
 
 
 # -- the block pool, the scheduler and the stats (the labs that step the engine) -----------------
 # The stand-in's own small arithmetic, each rule naming the vLLM 0.26.0 function it mirrors; it
 # shares no code with the lessons, whose predictions the GPU checks compare with it. Modelled:
-# one full-attention KV cache group, no prefix caching hits (prompts that share no block), no
-# preemption (running out of blocks fails the dry run), no speculative decoding, synchronous
-# scheduling (the gauge holds the slots of the prompt and every token fed back so far).
+# one full-attention KV cache group; no prefix-cache hits (prompts that share no block, and a
+# preempted request recomputes all it had, as with enable_prefix_caching=False); the FCFS policy;
+# preemption by recompute; no speculative decoding; the V2 model runner's view of a step (vLLM's
+# default for a dense model: a resumed request is sent as a new one); synchronous scheduling, as
+# vLLM schedules with async_scheduling=False. vLLM's default, the AsyncScheduler, schedules step
+# N+1 before step N's tokens are known: the stand-in does not model it, and refuses to log
+# iteration details for it (start, above).
 
 # The models never sample end-of-sequence here: a request ends at max_tokens or max_model_len.
 DRY_RUN_WORDS = " (dry run) Each decode step reads the weights and every sequence's KV cache.".split(" ")
@@ -364,10 +523,49 @@ class Request:
         self.num_computed_tokens = 0
         self.num_blocks = 0  # SingleTypeKVCacheManager.req_to_blocks[request_id], as a count
         self.finished = False
+        # PREEMPTED events recorded and not yet sent: they go with the request's next output
+        # (Request.record_event, take_events in Scheduler.update_from_output).
+        self.preempted_events = 0
 
     @property
     def num_tokens(self) -> int:  # vllm/v1/request.py: Request.num_tokens
         return len(self.prompt_token_ids) + len(self.output_token_ids)
+
+
+@dataclass
+class IterationDetails:
+    """vllm/v1/metrics/stats.py: SchedulerIterationDetails, as EngineCore.capture_iteration_details
+    fills it in with vllm/v1/utils.py: compute_iteration_details."""
+
+    index: int
+    context_requests: int
+    context_tokens: int
+    generation_requests: int
+    generation_tokens: int
+    elapsed_ms: float = 0.0
+
+
+@dataclass
+class SchedulerStats:
+    """vllm/v1/metrics/stats.py: SchedulerStats, the fields the stand-in models (make_stats)."""
+
+    running: int
+    waiting: int
+    kv_cache_usage: float
+    iteration: IterationDetails | None = None
+
+
+@dataclass
+class StepResult:
+    """What one engine step hands the frontend (EngineCoreOutputs): the requests that got a
+    token, in schedule order, and the scheduler's stats when stats are kept."""
+
+    scheduled: dict[str, int]  # request id -> tokens computed in the step (num_scheduled_tokens)
+    sampled: list[Request]  # one EngineCoreOutput each
+    outputs: list[tuple[str, list[int], bool]]  # theirs then: id, output token ids, finished
+    prompt_tokens: int  # prompts of those that got their first token (their PrefillStats)
+    preemptions: int  # PREEMPTED events sent with these outputs
+    stats: SchedulerStats | None
 
 
 class Scheduler:
@@ -380,6 +578,9 @@ class Scheduler:
         self.max_num_batched_tokens = engine.options["max_num_batched_tokens"]
         self.max_num_seqs = engine.options["max_num_seqs"]
         self.log_stats = log_stats
+        # EngineCore.capture_iteration_details: only with stats and the observability option.
+        self.log_iterations = log_stats and bool(engine.options["enable_logging_iteration_details"])
+        self.iteration_index = 0
         # vllm/v1/core/block_pool.py: BlockPool.__init__ takes block 0 as the null block.
         self.num_free_blocks = self.num_gpu_blocks - 1
         self.waiting: list[Request] = []
@@ -400,70 +601,144 @@ class Scheduler:
         if prompt_len >= self.max_model_len:  # vllm/v1/engine/input_processor.py
             raise ValueError(f"The decoder prompt (length {prompt_len}) is longer than the"
                              f" maximum model length of {self.max_model_len}.")
-        self.waiting.append(request)
+        self.waiting.append(request)  # Scheduler.add_request: the back of the FCFS queue
 
     def has_unfinished_requests(self) -> bool:
         return bool(self.waiting or self.running)
 
-    def _allocate_slots(self, request: Request, num_new_tokens: int) -> None:
+    def _allocate_slots(self, request: Request, num_new_tokens: int,
+                        full_sequence_must_fit: bool = False) -> bool:
         """vllm/v1/core/kv_cache_manager.py: KVCacheManager.allocate_slots: blocks for the
         computed tokens and the new ones, cdiv(tokens, block_size)
-        (single_type_kv_cache_manager.py: SingleTypeKVCacheManager.get_num_blocks_to_allocate)."""
+        (single_type_kv_cache_manager.py: SingleTypeKVCacheManager.get_num_blocks_to_allocate);
+        False, allocating nothing, when too few are free. A waiting request must also fit
+        whole (full_sequence_must_fit: SchedulerConfig.scheduler_reserve_full_isl, True)."""
+        if full_sequence_must_fit:
+            whole = cdiv(min(request.num_tokens, self.max_model_len), self.block_size)
+            if whole - request.num_blocks > self.num_free_blocks:
+                return False
         num_tokens_need_slot = min(request.num_computed_tokens + num_new_tokens,
                                    self.max_model_len)
         needed = cdiv(num_tokens_need_slot, self.block_size) - request.num_blocks
         if needed > self.num_free_blocks:
-            raise StandInError(
-                f"{request.request_id} needs {needed} more blocks and {self.num_free_blocks}"
-                " are free: vLLM would preempt a request here, which the stand-in does not"
-                " model (tests/stand_in_vllm/vllm/vllm/stand_in.py)")
+            return False
         if needed > 0:
             self.num_free_blocks -= needed  # BlockPool.get_new_blocks
             request.num_blocks += needed
+        return True
 
     def _free(self, request: Request) -> None:
         """vllm/v1/core/sched/scheduler.py: Scheduler._free_blocks (BlockPool.free_blocks)."""
         self.num_free_blocks += request.num_blocks
         request.num_blocks = 0
 
-    def step(self) -> list[Request]:
-        """One engine step: Scheduler.schedule (running requests first, then waiting ones,
-        within max_num_batched_tokens and max_num_seqs; a prompt longer than the budget is
-        prefilled in chunks), the model samples one token for each request whose tokens are
-        all computed, then Scheduler.update_from_output frees finished requests' blocks
-        before make_stats reads the usage. Returns the requests that got a token."""
-        budget, scheduled = self.max_num_batched_tokens, []
-        for request in self.running:
-            if budget <= 0:
-                break
-            new = min(request.num_tokens - request.num_computed_tokens, budget)
-            self._allocate_slots(request, new)
-            scheduled.append((request, new))
-            budget -= new
-        while self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
-            request = self.waiting.pop(0)
-            new = min(request.num_tokens - request.num_computed_tokens, budget)
-            self._allocate_slots(request, new)
-            self.running.append(request)
-            scheduled.append((request, new))
-            budget -= new
+    def _preempt(self, request: Request) -> None:
+        """vllm/v1/core/sched/scheduler.py: Scheduler._preempt_request: its blocks go back,
+        it forgets what it computed, and waits at the front of the queue."""
+        self._free(request)
+        request.num_computed_tokens = 0
+        if self.log_stats:
+            request.preempted_events += 1
+        self.waiting.insert(0, request)
 
-        sampled = []
-        for request, new in scheduled:  # execute_model, then update_from_output
+    def _schedule(self) -> tuple[dict[str, int], set[str]]:
+        """vllm/v1/core/sched/scheduler.py: Scheduler.schedule: the token budget goes to the
+        running requests in order (a prompt's next chunk, or one token), preempting the last
+        running request while blocks run short; then, unless a request was preempted, to the
+        waiting ones head first, while the budget lasts and fewer than max_num_seqs run.
+        Returns the tokens per request and the requests that joined from the queue."""
+        budget, scheduled, preempted = self.max_num_batched_tokens, {}, False
+        index = 0
+        while index < len(self.running) and budget > 0:
+            request = self.running[index]
+            new = min(request.num_tokens - request.num_computed_tokens, budget,
+                      self.max_model_len - request.num_computed_tokens - 1)
+            if new <= 0:
+                index += 1
+                continue
+            fits = True
+            while not self._allocate_slots(request, new):
+                victim = self.running.pop()  # SchedulingPolicy.FCFS: the last one
+                self._preempt(victim)
+                preempted = True
+                if victim is request:
+                    fits = False
+                    break
+            if not fits:
+                break  # it preempted itself: no running request after it runs this step
+            scheduled[request.request_id] = new
+            budget -= new
+            index += 1
+        joined = set()
+        while (not preempted and self.waiting and budget > 0
+               and len(self.running) < self.max_num_seqs):
+            request = self.waiting[0]
+            # request.num_tokens: a preempted request recomputes its output tokens too.
+            new = min(request.num_tokens - request.num_computed_tokens, budget)
+            if not self._allocate_slots(request, new, full_sequence_must_fit=True):
+                break
+            self.running.append(self.waiting.pop(0))
+            scheduled[request.request_id] = new
+            joined.add(request.request_id)
+            budget -= new
+        return scheduled, joined
+
+    def _details(self, scheduled: dict[str, int], joined: set[str]) -> IterationDetails:
+        """vllm/v1/utils.py: compute_iteration_details: a context request is one sent as new
+        (with the V2 model runner a resumed request is sent as new too) or one with no output
+        token yet (a prompt's later chunk); the others are generation requests."""
+        by_id = {request.request_id: request for request in self.running + self.waiting}
+        context = [i for i in scheduled
+                   if i in joined or not by_id[i].output_token_ids]
+        generation = [i for i in scheduled if i not in context]
+        return IterationDetails(self.iteration_index, len(context),
+                                sum(scheduled[i] for i in context), len(generation),
+                                sum(scheduled[i] for i in generation))
+
+    def engine_step(self) -> StepResult:
+        """One engine step (vllm/v1/engine/core.py: EngineCore.step): schedule; the model
+        samples one token for each request whose tokens are all computed (a prompt's earlier
+        chunk samples nothing); Scheduler.update_from_output frees finished requests' blocks
+        before make_stats reads the usage."""
+        started = time.monotonic()
+        scheduled, joined = self._schedule()
+        details = None
+        if self.log_iterations and scheduled:  # a step of 0 tokens logs nothing
+            details = self._details(scheduled, joined)
+            self.iteration_index += 1
+        by_id = {request.request_id: request for request in self.running}
+        sampled, prompt_tokens, preemptions = [], 0, 0
+        for request_id, new in scheduled.items():
+            request = by_id[request_id]
             request.num_computed_tokens += new
             if request.num_computed_tokens < request.num_tokens:
-                continue  # a chunk of the prompt: no token sampled yet
+                continue  # a chunk of the prompt (or of a recompute): no token sampled
+            if not request.output_token_ids:  # PrefillStats: the prompt, once
+                prompt_tokens += len(request.prompt_token_ids)
             request.output_token_ids.append(1000 + len(request.output_token_ids) % 100)
             sampled.append(request)
+            preemptions += request.preempted_events
+            request.preempted_events = 0
             # vllm/v1/core/sched/utils.py: check_stop (no EOS is sampled here)
             if (len(request.output_token_ids) >= request.max_tokens
                     or request.num_tokens >= self.max_model_len):
                 request.finished = True
                 self.running.remove(request)
                 self._free(request)
+        stats = None
         if self.log_stats:  # Scheduler.make_stats: kv_cache_usage=KVCacheManager.usage
             self.kv_cache_usage = self.get_usage()
-        return sampled
+            stats = SchedulerStats(len(self.running), len(self.waiting), self.kv_cache_usage)
+            if details is not None:
+                details.elapsed_ms = (time.monotonic() - started) * 1000
+                stats.iteration = details
+        outputs = [(request.request_id, list(request.output_token_ids), request.finished)
+                   for request in sampled]
+        return StepResult(scheduled, sampled, outputs, prompt_tokens, preemptions, stats)
+
+    def step(self) -> list[Request]:
+        """One engine step; the requests that got a token."""
+        return self.engine_step().sampled
 
 
 def dry_run_text(token_ids: list[int]) -> str:
@@ -488,15 +763,22 @@ def dry_run_prompt_tokens(prompt) -> list[int]:
 CACHE_CONFIG_INFO = "vllm:cache_config_info"
 KV_CACHE_USAGE = "vllm:kv_cache_usage_perc"
 NUM_RUNNING, NUM_WAITING = "vllm:num_requests_running", "vllm:num_requests_waiting"
+NUM_PREEMPTIONS = "vllm:num_preemptions"  # a counter: its sample is vllm:num_preemptions_total
+ITERATION_TOKENS = "vllm:iteration_tokens_total"  # a histogram, _total and all
 METRIC_HELP = {  # name: documentation, as PrometheusStatLogger registers them
     CACHE_CONFIG_INFO: "Information of the LLMEngine CacheConfig",
     NUM_RUNNING: "Number of requests in model execution batches.",
     NUM_WAITING: "Number of requests waiting to be processed.",
     KV_CACHE_USAGE: "KV-cache usage. 1 means 100 percent usage.",
+    NUM_PREEMPTIONS: "Cumulative number of preemption from the engine.",
+    ITERATION_TOKENS: "Histogram of number of tokens per engine_step.",
 }
+# histogram_iteration_tokens' buckets (PrometheusStatLogger.__init__)
+ITERATION_TOKENS_BUCKETS = [1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
 
 
-def gauges(engine: Engine, scheduler: Scheduler) -> list[tuple[str, dict, float]]:
+def _gauges(engine: Engine, running: int, waiting: int, usage: float
+            ) -> list[tuple[str, dict, float]]:
     """The gauges the stand-in models, (name, labels, value), labels in vLLM's order:
     ["model_name", "engine"]; cache_config_info's are CacheConfig.metrics_info() (the stand-in
     gives a few of its fields: vLLM gives them all) and then "engine"."""
@@ -507,18 +789,125 @@ def gauges(engine: Engine, scheduler: Scheduler) -> list[tuple[str, dict, float]
             "num_gpu_blocks": str(engine.num_blocks),
             "num_gpu_blocks_override": str(engine.options["num_gpu_blocks_override"]),
             "engine": "0"}
+    return [(CACHE_CONFIG_INFO, info, 1.0), (NUM_RUNNING, labels, float(running)),
+            (NUM_WAITING, labels, float(waiting)), (KV_CACHE_USAGE, labels, usage)]
+
+
+def gauges(engine: Engine, scheduler: Scheduler) -> list[tuple[str, dict, float]]:
+    """The gauges of a scheduler stepped on its own, read from its last stats."""
     running = len(scheduler.running) if scheduler.log_stats else 0
     waiting = len(scheduler.waiting) if scheduler.log_stats else 0
-    return [(CACHE_CONFIG_INFO, info, 1.0), (NUM_RUNNING, labels, float(running)),
-            (NUM_WAITING, labels, float(waiting)),
-            (KV_CACHE_USAGE, labels, scheduler.kv_cache_usage)]
+    return _gauges(engine, running, waiting, scheduler.kv_cache_usage)
 
 
 def prometheus_text(engine: Engine, scheduler: Scheduler) -> str:
-    """GET /metrics: the Prometheus text format (prometheus_client.generate_latest)."""
+    """GET /metrics: the Prometheus text format (prometheus_client.generate_latest), for the
+    gauges of a scheduler stepped on its own."""
+    return "\n".join(_gauge_lines(gauges(engine, scheduler))) + "\n"
+
+
+def float_to_go_string(value: float) -> str:
+    """How prometheus_client writes a sample's value and a bucket's bound (utils.floatToGoString):
+    8 -> "8.0", infinity -> "+Inf", 1732870000.5 -> "1.7328700005e+09"."""
+    value = float(value)
+    if value == math.inf:
+        return "+Inf"
+    text = repr(value)
+    dot = text.find(".")
+    if value > 0 and dot > 6:
+        mantissa = f"{text[0]}.{text[1:dot]}{text[dot + 1:]}".rstrip("0.")
+        return f"{mantissa}e+0{dot - 1}"
+    return text
+
+
+class StatLoggers:
+    """The frontend's stat loggers (vllm/v1/metrics/loggers.py: StatLoggerManager), recording
+    the engine's steps in order: LoggingStatLogger logs each step's Iteration line (when the
+    engine computed iteration details), PrometheusStatLogger sets its gauges from the
+    scheduler's stats and, for a step with outputs (its IterationStats), counts preemptions and
+    observes vllm:iteration_tokens_total: the prompts of the requests that got their first
+    token plus the tokens generated (PromptTokenStats.computed + num_generation_tokens)."""
+
+    def __init__(self, engine: Engine, log_stats: bool):
+        self.engine, self.log_stats = engine, log_stats
+        self.running = self.waiting = 0
+        self.kv_cache_usage = 0.0
+        self.num_preemptions = 0
+        self.iteration_tokens: list[int] = []  # the histogram's observations
+        self.created = time.time()
+
+    def record(self, result: StepResult, iteration_stats: bool) -> None:
+        """StatLoggerManager.record. LLMEngine.step records a step only when it has outputs;
+        AsyncLLM's output_handler (vllm serve) records every step, with IterationStats only
+        when it has outputs: the caller says which (iteration_stats)."""
+        stats = result.stats
+        if stats is not None:
+            details = stats.iteration
+            if details is not None:  # LoggingStatLogger._log_iteration_details
+                log("iteration", "Engine 000: ", details.index, details.context_requests,
+                    details.context_tokens, details.generation_requests,
+                    details.generation_tokens, details.elapsed_ms, "",
+                    stats.kv_cache_usage * 100, "")
+            self.running, self.waiting = stats.running, stats.waiting
+            self.kv_cache_usage = stats.kv_cache_usage
+        if iteration_stats:
+            self.num_preemptions += result.preemptions
+            self.iteration_tokens.append(result.prompt_tokens + len(result.sampled))
+
+    def gauges(self) -> list[tuple[str, dict, float]]:
+        return _gauges(self.engine, self.running, self.waiting, self.kv_cache_usage)
+
+    def buckets(self) -> dict[str, int]:
+        """Cumulative counts by upper bound, as prometheus_client keeps them."""
+        bounds = [*ITERATION_TOKENS_BUCKETS, math.inf]
+        return {float_to_go_string(le): sum(1 for n in self.iteration_tokens if n <= le)
+                for le in bounds}
+
+    def metrics(self) -> list:
+        """LLM.get_metrics(): vllm/v1/metrics/reader.py: get_metrics_snapshot, for the metrics
+        the stand-in models."""
+        from vllm.v1.metrics.reader import Counter, Gauge, Histogram
+
+        labels = {"model_name": self.engine.model, "engine": "0"}
+        found = [Gauge(name=name, labels=dict(tags), value=value)
+                 for name, tags, value in self.gauges()]
+        found.append(Counter(name=NUM_PREEMPTIONS, labels=dict(labels),
+                             value=self.num_preemptions))
+        found.append(Histogram(name=ITERATION_TOKENS, labels=dict(labels),
+                               count=len(self.iteration_tokens),
+                               sum=float(sum(self.iteration_tokens)), buckets=self.buckets()))
+        return found
+
+    def prometheus_text(self) -> str:
+        """GET /metrics: the Prometheus text format (prometheus_client.generate_latest): a
+        counter is written as name_total, and the _created samples of a counter or histogram
+        as gauges of their own after it."""
+        tags = f'model_name="{self.engine.model}",engine="0"'
+        go = float_to_go_string
+        preempted, tokens = NUM_PREEMPTIONS, ITERATION_TOKENS
+        lines = _gauge_lines(self.gauges())
+        lines += _family(f"{preempted}_total", preempted, "counter",
+                         [f"{preempted}_total{{{tags}}} {go(self.num_preemptions)}"])
+        lines += _family(f"{preempted}_created", preempted, "gauge",
+                         [f"{preempted}_created{{{tags}}} {go(self.created)}"])
+        samples = [f'{tokens}_bucket{{{tags},le="{le}"}} {go(count)}'
+                   for le, count in self.buckets().items()]
+        samples += [f"{tokens}_count{{{tags}}} {go(len(self.iteration_tokens))}",
+                    f"{tokens}_sum{{{tags}}} {go(sum(self.iteration_tokens))}"]
+        lines += _family(tokens, tokens, "histogram", samples)
+        lines += _family(f"{tokens}_created", tokens, "gauge",
+                         [f"{tokens}_created{{{tags}}} {go(self.created)}"])
+        return "\n".join(lines) + "\n"
+
+
+def _family(name: str, metric: str, kind: str, samples: list[str]) -> list[str]:
+    return [f"# HELP {name} {METRIC_HELP[metric]}", f"# TYPE {name} {kind}", *samples]
+
+
+def _gauge_lines(found: list[tuple[str, dict, float]]) -> list[str]:
     lines = []
-    for name, labels, value in gauges(engine, scheduler):
+    for name, labels, value in found:
         label_text = ",".join(f'{key}="{val}"' for key, val in labels.items())
         lines += [f"# HELP {name} {METRIC_HELP[name]}", f"# TYPE {name} gauge",
                   f"{name}{{{label_text}}} {float(value)!r}"]
-    return "\n".join(lines) + "\n"
+    return lines

@@ -7,8 +7,10 @@ Served by cli.py with the stand-in's engine (serve(..., engine=...)), it also st
 engine's scheduler (stand_in.Scheduler) in a thread of its own, as vLLM's engine core loop
 does: POST /v1/completions adds a request (a text or token ids, max_tokens, ignore_eos) and
 answers when it finishes, with vLLM's `usage` (vllm/entrypoints/openai/engine/protocol.py:
-UsageInfo), and GET /metrics answers the Prometheus text of the gauges stand_in models
-(vllm:kv_cache_usage_perc, vllm:cache_config_info, ...).
+UsageInfo), and GET /metrics answers the Prometheus text of the metrics stand_in models
+(vllm:kv_cache_usage_perc, vllm:cache_config_info, vllm:num_preemptions,
+vllm:iteration_tokens_total, ...), recorded from every step as the API server's
+output handler records them, with the Iteration lines of --enable-logging-iteration-details.
 
 Run: python stand_in_server.py MODEL [--flags...] --host 127.0.0.1 --port 8000
 """
@@ -22,7 +24,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-STEP_SECONDS = 0.003  # the stand-in's time per engine step while requests run
+STEP_SECONDS = 0.01  # the stand-in's time per engine step while requests run (a 4090-like
+# decode step of a 7B model, a stand-in estimate)
 
 
 class EngineLoop:
@@ -32,7 +35,9 @@ class EngineLoop:
         from vllm import stand_in  # only when served by the stand-in's `vllm serve`
 
         self.stand_in, self.engine = stand_in, engine
-        self.scheduler = stand_in.Scheduler(engine, not engine.options["disable_log_stats"])
+        self.log_stats = not engine.options["disable_log_stats"]
+        self.scheduler = stand_in.Scheduler(engine, self.log_stats)
+        self.stats = stand_in.StatLoggers(engine, self.log_stats)
         self.lock, self.changed = threading.Lock(), threading.Condition()
         self.ids = itertools.count()
         self.error = None
@@ -44,7 +49,11 @@ class EngineLoop:
                 while not self.scheduler.has_unfinished_requests():
                     self.changed.wait()
                 try:
-                    self.scheduler.step()
+                    result = self.scheduler.engine_step()
+                    # AsyncLLM's output_handler records every step, with IterationStats only
+                    # for a step with outputs.
+                    if self.log_stats:
+                        self.stats.record(result, iteration_stats=bool(result.sampled))
                 except Exception as error:  # noqa: BLE001 - every waiting request gets it
                     print(f"ERROR engine core: {type(error).__name__}: {error}",
                           file=sys.stderr, flush=True)
@@ -77,7 +86,7 @@ class EngineLoop:
 
     def metrics(self) -> str:
         with self.changed:
-            return self.stand_in.prometheus_text(self.engine, self.scheduler)
+            return self.stats.prometheus_text()
 
 
 def handler(model: str, loop: EngineLoop | None = None):

@@ -1,5 +1,5 @@
 """The stand-in's vllm/v1/metrics/reader.py: the snapshot LLM.get_metrics() returns, with
-vLLM 0.26.0's dataclasses (the stand-in models gauges only)."""
+vLLM 0.26.0's dataclasses (the stand-in models a few gauges, a counter and a histogram)."""
 
 from dataclasses import dataclass
 
@@ -18,3 +18,13 @@ class Counter(Metric):
 @dataclass
 class Gauge(Metric):
     value: float
+
+
+@dataclass
+class Histogram(Metric):
+    """Buckets: the cumulative count of each upper bound, keyed as prometheus_client writes
+    the bound ("1.0", ..., "+Inf")."""
+
+    count: int
+    sum: float
+    buckets: dict[str, int]

@@ -1,0 +1,41 @@
+"""The decode floor of one step on an RTX 4090, per weight format, and when the 16-bit
+math of a W4A16 matmul catches up with it. Floors, not measurements."""
+
+from decode_batch import BANDWIDTH, PEAK_BF16
+from hf_config import read_presets
+from model_weights import count
+from quant_memory import decode_floor_ms, kv_left
+
+NAME, CONTEXT = "Qwen2.5-7B-Instruct", 1024
+PARAMETERS = count(read_presets()[NAME].config).total
+
+
+def compute_floor_ms(batch: int) -> float:
+    """bf16 (and W4A16, which dequantizes to 16-bit) matmuls: 2 FLOPs per weight and
+    sequence at 165.2 TFLOPS; attention left out."""
+    return 2 * PARAMETERS * batch / PEAK_BF16 * 1000
+
+
+if __name__ == "__main__":
+    print(f"{NAME}, {CONTEXT:,} tokens of bf16 KV per sequence,")
+    print(f"{BANDWIDTH / 1e9:.0f} GB/s (GB = 10**9 bytes); milliseconds per step")
+    print("batch   bf16    fp8    awq   math(16-bit)  awq step  bf16/awq")
+    for batch in (1, 16, 64, 128):
+        bf16, fp8, awq = (
+            decode_floor_ms(NAME, fmt, batch, CONTEXT)
+            for fmt in ("bf16", "fp8", "awq-int4-g128")
+        )
+        math = compute_floor_ms(batch)
+        step_bf16, step_awq = max(bf16, math), max(awq, math)
+        print(
+            f"{batch:>5} {bf16:>6.2f} {fp8:>6.2f} {awq:>6.2f} {math:>12.2f}"
+            f" {step_awq:>9.2f} {step_bf16 / step_awq:>8.2f}x"
+        )
+    most = kv_left(NAME, "bf16", CONTEXT).num_blocks // (CONTEXT // 16)
+    print(f"bf16 weights leave room for {most} sequences of {CONTEXT:,} tokens")
+    batch = 1
+    while compute_floor_ms(batch) < decode_floor_ms(
+        NAME, "awq-int4-g128", batch, CONTEXT
+    ):
+        batch += 1
+    print(f"from batch {batch}, awq's 16-bit math takes longer than its reads")

@@ -1,0 +1,249 @@
+"""The lab's predictions, and a saved run checked against them.
+
+Run: python lab_quant_check.py                      (the predictions)
+     python lab_quant_check.py FORMAT LOG [SPEED]   (FORMAT: bf16, fp8, awq or gptq;
+       LOG: what the lab printed, vLLM's log included; SPEED: lab_speed_send.py's output
+       when LOG is a server's)
+
+The four labs time decoding with decode_speed below: one request generates 1 token,
+then 1 + DECODE_TOKENS tokens; the second takes DECODE_TOKENS more decode steps than the
+first, and everything else (prefill, scheduling, start of the request) cancels out.
+
+For each format: vLLM's "Model loading took X GiB" against quant_memory.weight_bytes,
+the kernel line vLLM logs on an RTX 4090, the KV capacity against lesson 1's calculator
+for the logged KV memory, and the decode speed at concurrency 1 against the floor.
+"""
+
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hf_config import bytes_per_token, read_presets
+from kv_cache_size import GIB
+from kv_capacity import predict_from_log, read_startup_log
+from quant_memory import decode_floor_ms, weight_bytes
+
+PRESET = "Qwen2.5-7B-Instruct"
+CONFIG = read_presets()[PRESET].config
+# The log prints the GiB with two decimals (vllm/utils/mem_utils.py: format_gib).
+ROUNDING_GIB = 0.005
+# What loading allocates besides the weights: RoPE's cos/sin cache,
+# max_position_embeddings x head_dim values in the model's 16-bit dtype, 8 MiB here
+# (vllm/model_executor/layers/rotary_embedding/base.py: RotaryEmbeddingBase) ...
+HEAD_DIM = (
+    CONFIG.get("head_dim") or CONFIG["hidden_size"] // CONFIG["num_attention_heads"]
+)
+ROPE_GIB = CONFIG["max_position_embeddings"] * HEAD_DIM * 2 / GIB
+# ... and small things: Marlin's workspace (an int32 per SM), the allocator's rounding
+# of every tensor to 512 bytes; at most this much more (a bound of ours, not vLLM's).
+SMALL_GIB = 0.02
+EMBEDDING_BYTES = CONFIG["vocab_size"] * CONFIG["hidden_size"] * 2  # embed_tokens, bf16
+# PROMPT's tokens, at most: a step reads the KV of the prompt and output
+PROMPT_TOKENS = 16
+
+
+PROMPT = "Why is LLM decode memory-bound?"
+DECODE_TOKENS = 128  # decode steps timed
+
+
+def timed(llm, max_tokens):
+    """Seconds one request takes to generate max_tokens tokens, and its output."""
+    from vllm import (
+        SamplingParams,  # here: the GPU checks import this file, not vLLM
+    )
+
+    # ignore_eos: exactly max_tokens tokens; temperature 0: the same text every run
+    params = SamplingParams(max_tokens=max_tokens, temperature=0, ignore_eos=True)
+    start = time.perf_counter()
+    output = llm.generate([PROMPT], params, use_tqdm=False)[0].outputs[0]
+    return time.perf_counter() - start, output
+
+
+def decode_speed(llm):
+    """Print the decode speed of one sequence, and what it generated."""
+    timed(llm, 8)  # warm-up: the first request pays for one-time work
+    first, _ = timed(llm, 1)
+    total, output = timed(llm, 1 + DECODE_TOKENS)
+    assert len(output.token_ids) == 1 + DECODE_TOKENS, len(output.token_ids)
+    rate = DECODE_TOKENS / (total - first)
+    print(
+        f"decode at concurrency 1: {rate:.1f} tokens/s"
+        f" ({DECODE_TOKENS} steps in {total - first:.3f} s)"
+    )
+    print(f"text: {output.text[:300]!r}")
+
+
+@dataclass(frozen=True)
+class Variant:
+    script: str
+    fmt: str  # quant_memory's name for the weights' format
+    kernel_line: str | None  # what vLLM 0.26.0 logs when it picks the linear kernel
+
+
+VARIANTS = {
+    "bf16": Variant("lab_bf16.py", "bf16", None),
+    # vllm/model_executor/kernels/linear/__init__.py: init_fp8_linear_kernel
+    "fp8": Variant(
+        "lab_fp8.py",
+        "fp8",
+        "Selected CutlassFP8ScaledMMLinearKernel for Fp8PerTensorOnlineLinearMethod",
+    ),
+    # vllm/model_executor/layers/quantization/auto_awq.py:
+    # AutoAWQMarlinLinearMethod.create_weights
+    "awq": Variant(
+        "lab_awq.py",
+        "awq-int4-g128",
+        "Using MarlinLinearKernel for AutoAWQMarlinLinearMethod",
+    ),
+    # vllm/model_executor/layers/quantization/auto_gptq.py:
+    # AutoGPTQLinearMethod.create_weights
+    "gptq": Variant(
+        "lab_gptq.py",
+        "gptq-int4-g128",
+        "Using MarlinLinearKernel for AutoGPTQLinearMethod",
+    ),
+}
+
+# vllm/v1/worker/gpu/model_runner.py: GPUModelRunner.load_model (the V2 model runner,
+# which 0.26.0 uses for a dense model) logs
+# "Model loading took %s GiB and %.6f seconds"; the V1 runner
+# (vllm/v1/worker/gpu_model_runner.py) says "... GiB memory and ...".
+LOADING = re.compile(
+    r"Model loading took ([\d.]+) GiB(?: memory)? and ([\d.]+) seconds"
+)
+KERNEL = re.compile(
+    r"(Using \w+ for \w+LinearMethod|Selected \w+ for \w+LinearMethod)(?=\s|$)"
+)
+SPEED = re.compile(r"decode at concurrency 1: ([\d.]+) tokens/s")
+
+
+def read_loading_gib(text: str) -> float:
+    match = LOADING.search(text)
+    if match is None:
+        raise ValueError(
+            "vLLM's log has no line like 'Model loading took X GiB and Y seconds'"
+        )
+    return float(match[1])
+
+
+def read_kernel_lines(text: str) -> list[str]:
+    """The linear-kernel choices vLLM logged, each once, in order."""
+    return list(dict.fromkeys(match[1] for match in KERNEL.finditer(text)))
+
+
+def read_speed(text: str) -> float:
+    match = SPEED.search(text)
+    if match is None:
+        raise ValueError("no line like 'decode at concurrency 1: X tokens/s'")
+    return float(match[1])
+
+
+def loading_range(fmt: str) -> tuple[float, float, float]:
+    """The prediction in GiB, and the range the logged figure may take: the log's
+    rounding below, the rounding plus the RoPE cache and the small things above."""
+    predicted = weight_bytes(PRESET, fmt) / GIB
+    return (
+        predicted,
+        predicted - ROUNDING_GIB,
+        predicted + ROUNDING_GIB + ROPE_GIB + SMALL_GIB,
+    )
+
+
+def floors(fmt: str) -> tuple[float, float]:
+    """Tokens/s at concurrency 1: the lesson's floor (every weight and the KV read once
+    per step, at 1008 GB/s), and a ceiling no run can pass: the same without the
+    embedding table, of which a step reads one row."""
+    step_ms = decode_floor_ms(PRESET, fmt, 1, PROMPT_TOKENS + 1 + DECODE_TOKENS)
+    embedding_ms = EMBEDDING_BYTES / 1008e9 * 1000
+    return 1000 / step_ms, 1000 / (step_ms - embedding_ms)
+
+
+def compare(name: str, log_text: str, speed_text: str) -> tuple[dict, list[str]]:
+    """Rows for a report, and what does not match."""
+    variant, rows, problems = VARIANTS[name], {}, []
+
+    logged = read_loading_gib(log_text)
+    predicted, low, high = loading_range(variant.fmt)
+    rows["Model loading took"] = (
+        f"{logged:.2f} GiB; weights predicted {predicted:.3f} GiB,"
+        f" allowed {low:.3f} to {high:.3f}"
+    )
+    if not low <= logged <= high:
+        problems.append(
+            f"{name}: vLLM loaded {logged} GiB, predicted {low:.3f} to {high:.3f}"
+        )
+
+    kernels = read_kernel_lines(log_text)
+    expected = [variant.kernel_line] if variant.kernel_line else []
+    rows["linear kernel lines"] = "; ".join(kernels) or "(none: unquantized)"
+    if kernels != expected:
+        problems.append(
+            f"{name}: vLLM logged the kernel lines {kernels}, the page says {expected}"
+        )
+
+    log = read_startup_log(log_text)
+    low_kv, high_kv = predict_from_log(read_presets()[PRESET].model, log)
+    rows["KV cache"] = (
+        f"{log.available_gib} GiB: {log.tokens:,} tokens; lesson 1 predicts"
+        f" {low_kv.tokens:,} to {high_kv.tokens:,}"
+    )
+    if not low_kv.tokens <= log.tokens <= high_kv.tokens:
+        problems.append(
+            f"{name}: vLLM reports {log.tokens:,} tokens of KV cache, lesson 1's"
+            f" calculator {low_kv.tokens:,} to {high_kv.tokens:,}"
+            f" for {log.available_gib} GiB"
+        )
+
+    speed = read_speed(speed_text)
+    floor, ceiling = floors(variant.fmt)
+    rows["decode at concurrency 1"] = (
+        f"{speed:.1f} tokens/s = {speed / floor:.0%} of the floor's {floor:.0f}"
+        f" (ceiling without the embedding table {ceiling:.0f})"
+    )
+    if not 0 < speed <= ceiling:
+        problems.append(
+            f"{name}: {speed} tokens/s, above the bandwidth ceiling {ceiling:.0f}"
+        )
+    return rows, problems
+
+
+def print_predictions() -> None:
+    print(
+        f"{PRESET}; tolerance of the loading line: -{ROUNDING_GIB} GiB (rounding),"
+        f" +{ROUNDING_GIB + ROPE_GIB + SMALL_GIB:.4f} GiB"
+        " (rounding, RoPE cache, small buffers)"
+    )
+    print("format  weights GiB  'Model loading took' range  floor tokens/s  ceiling")
+    for name, variant in VARIANTS.items():
+        predicted, low, high = loading_range(variant.fmt)
+        floor, ceiling = floors(variant.fmt)
+        print(
+            f"{name:<6} {predicted:>12.3f}  {low:>12.3f} to {high:.3f} GiB"
+            f" {floor:>15.1f} {ceiling:>8.1f}"
+        )
+    model = read_presets()[PRESET].model
+    per_block = 16 * bytes_per_token(model)  # lesson 1: K and V, every layer
+    print(
+        f"KV cache (auto: 16-bit): {per_block // 1024} KiB per block of 16 tokens,"
+        " in every format: the weights' format does not change it"
+    )
+    for name, variant in VARIANTS.items():
+        print(f"{name:<6} kernel line: {variant.kernel_line or '(none: unquantized)'}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 1:
+        print_predictions()
+        sys.exit()
+    name, log_file = sys.argv[1], Path(sys.argv[2])
+    text = log_file.read_text(encoding="utf-8")
+    speed_text = (
+        Path(sys.argv[3]).read_text(encoding="utf-8") if len(sys.argv) > 3 else text
+    )
+    rows, problems = compare(name, text, speed_text)
+    for key, value in rows.items():
+        print(f"{key}: {value}")
+    print("\n".join(f"MISMATCH: {problem}" for problem in problems) or "match")
+    sys.exit(1 if problems else 0)

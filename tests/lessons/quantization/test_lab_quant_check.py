@@ -1,0 +1,144 @@
+"""The quantization lab's parsers and comparison (snippets/quantization/lab_quant_check.py),
+on lines built from vLLM 0.26.0's own format strings, read from the wheel: the lines the
+lab reads are the ones vLLM logs, the kernel lines the page names are the ones vLLM would
+print, and every tolerance fails a figure just outside it."""
+
+import ast
+
+import pytest
+from hf_config import read_presets
+from kv_cache_size import GIB
+from kv_capacity import predict
+from lab_quant_check import (
+    PRESET,
+    ROPE_GIB,
+    ROUNDING_GIB,
+    SMALL_GIB,
+    VARIANTS,
+    compare,
+    floors,
+    loading_range,
+    read_kernel_lines,
+    read_loading_gib,
+    read_speed,
+)
+from quant_memory import weight_bytes
+
+QUANT = "vllm/model_executor/layers/quantization"
+
+
+def format_string(src, relative, starts):
+    """The one format string of a vLLM file that starts so."""
+    tree = ast.parse((src / relative).read_text("utf-8"))
+    found = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+             and isinstance(node.value, str) and node.value.startswith(starts)}
+    assert len(found) == 1, f"{relative}: {found}"
+    return found.pop()
+
+
+def vllm_line(fmt, *args):
+    """A line as vLLM's logger prints it."""
+    return f"(EngineCore pid=123) INFO 11-29 15:00:00 [file.py:1] {fmt % args}"
+
+
+@pytest.fixture
+def lines(vllm_src):
+    """vLLM 0.26.0's lines for the lab: the loading line of each model runner, the kernel
+    lines, and the KV capacity lines."""
+    return {
+        "loading_v2": format_string(vllm_src, "vllm/v1/worker/gpu/model_runner.py",
+                                    "Model loading took"),
+        "loading_v1": format_string(vllm_src, "vllm/v1/worker/gpu_model_runner.py",
+                                    "Model loading took"),
+        "awq": format_string(vllm_src, f"{QUANT}/auto_awq.py", "Using %s for"),
+        "gptq": format_string(vllm_src, f"{QUANT}/auto_gptq.py", "Using %s for"),
+        "fp8": format_string(vllm_src, "vllm/model_executor/kernels/linear/__init__.py",
+                             "Selected %s for"),
+        "available": format_string(vllm_src, "vllm/v1/worker/gpu_worker.py",
+                                   "Available KV cache memory"),
+        "tokens": format_string(vllm_src, "vllm/v1/core/kv_cache_utils.py", "GPU KV cache size"),
+        "concurrency": format_string(vllm_src, "vllm/v1/core/kv_cache_utils.py",
+                                     "Maximum concurrency"),
+    }
+
+
+def test_the_loading_line_of_either_model_runner_is_read(lines):
+    assert lines["loading_v2"] == "Model loading took %s GiB and %.6f seconds"
+    for key in ("loading_v2", "loading_v1"):
+        assert read_loading_gib(vllm_line(lines[key], "5.19", 12.5)) == 5.19
+    with pytest.raises(ValueError, match="no line like 'Model loading took"):
+        read_loading_gib("Model loading took a while")
+
+
+def test_the_kernel_lines_the_page_names_are_vllms(lines):
+    logged = {
+        "fp8": vllm_line(lines["fp8"], "CutlassFP8ScaledMMLinearKernel",
+                         "Fp8PerTensorOnlineLinearMethod"),
+        "awq": vllm_line(lines["awq"], "MarlinLinearKernel"),
+        "gptq": vllm_line(lines["gptq"], "MarlinLinearKernel"),
+    }
+    for name, line in logged.items():
+        # logged once per kernel: a second layer adds no line, other text is not one
+        text = f"{line}\n{line}\nINFO Using AttentionBackendEnum.FLASH_ATTN backend.\n"
+        assert read_kernel_lines(text) == [VARIANTS[name].kernel_line]
+    assert VARIANTS["bf16"].kernel_line is None
+
+
+def run_log(lines, name, loaded_gib, speed, tokens=None):
+    """A lab's output: vLLM's lines, with the KV capacity lesson 1 predicts for 10 GiB."""
+    capacity = predict(read_presets()[PRESET].model, 10 * GIB, 8192)
+    variant = VARIANTS[name]
+    kernel = ""
+    if variant.kernel_line:
+        kernel = vllm_line("%s", variant.kernel_line) + "\n"
+    return (kernel + vllm_line(lines["loading_v2"], f"{loaded_gib:.2f}", 30.1) + "\n"
+            + vllm_line(lines["available"], "10.0") + "\n"
+            + vllm_line(lines["tokens"], f"{tokens or capacity.tokens:,}") + "\n"
+            + vllm_line(lines["concurrency"], "8,192", capacity.max_concurrency) + "\n"
+            + f"decode at concurrency 1: {speed:.1f} tokens/s (128 steps in 1.000 s)\n")
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_a_run_as_predicted_matches(lines, name):
+    predicted, low, high = loading_range(VARIANTS[name].fmt)
+    floor, ceiling = floors(VARIANTS[name].fmt)
+    # what loading allocates: the weights, plus at most the RoPE cache and small buffers;
+    # the log rounds it to 0.01 GiB
+    for allocated in (predicted, predicted + ROPE_GIB, predicted + ROPE_GIB + SMALL_GIB):
+        text = run_log(lines, name, allocated, 0.8 * floor)
+        rows, problems = compare(name, text, text)
+        assert problems == [], problems
+    assert "80% of the floor" in rows["decode at concurrency 1"]
+
+
+def test_the_tolerances_fail_a_figure_just_outside(lines):
+    predicted, low, high = loading_range("awq-int4-g128")
+    assert (predicted - low, high - predicted) == pytest.approx(
+        (ROUNDING_GIB, ROUNDING_GIB + ROPE_GIB + SMALL_GIB))
+    assert ROPE_GIB == 32768 * 128 * 2 / GIB  # 8 MiB
+    for loaded in (low - 0.01, high + 0.01):
+        text = run_log(lines, "awq", loaded, 100)
+        assert compare("awq", text, text)[1][0].startswith("awq: vLLM loaded")
+    text = run_log(lines, "awq", predicted, 100, tokens=123_456)
+    assert "lesson 1's calculator" in compare("awq", text, text)[1][0]
+    ceiling = floors("awq-int4-g128")[1]
+    text = run_log(lines, "awq", predicted, ceiling + 1)
+    assert "above the bandwidth ceiling" in compare("awq", text, text)[1][0]
+    # a BF16 run that logged a quantized kernel, and an AWQ run that logged none
+    text = run_log(lines, "awq", weight_bytes(PRESET, "bf16") / GIB, 50)
+    assert compare("bf16", text, text)[1] == [
+        "bf16: vLLM logged the kernel lines ['Using MarlinLinearKernel for"
+        " AutoAWQMarlinLinearMethod'], the page says []"]
+    text = run_log(lines, "bf16", predicted, 100)
+    assert compare("awq", text, text)[1] == [
+        "awq: vLLM logged the kernel lines [], the page says ['Using MarlinLinearKernel for"
+        " AutoAWQMarlinLinearMethod']"]
+
+
+def test_the_floor_is_the_lessons(lines):
+    from quant_memory import decode_floor_ms
+
+    floor, ceiling = floors("bf16")
+    assert floor == pytest.approx(1000 / decode_floor_ms(PRESET, "bf16", 1, 16 + 1 + 128))
+    assert ceiling > floor
+    assert read_speed("decode at concurrency 1: 57.3 tokens/s (128 steps in 2.2 s)") == 57.3
