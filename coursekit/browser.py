@@ -7,6 +7,7 @@ import io
 import os
 import re
 import socket
+import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +34,14 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
     def translate_path(self, path):
         return super().translate_path("/" + path[len(self.prefix):])
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A browser that closes a connection it no longer needs (a page left while it loads)
+        # is no error of the site's; anything else still prints its traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _GzipHandler(_QuietHandler):
@@ -73,7 +82,7 @@ def serve(directory: Path, compress: bool = False, prefix: str = "/"):
     base = _GzipHandler if compress else _QuietHandler
     handler = functools.partial(type("Handler", (base,), {"prefix": prefix}),
                                 directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_port}{prefix.rstrip('/')}"
