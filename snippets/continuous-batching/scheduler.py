@@ -260,6 +260,15 @@ class Scheduler:
         return sampled, finished
 
 
+def enough_blocks(requests: list[Request], block_size: int = BLOCK_SIZE) -> int:
+    """A pool in which blocks never run out: the null block, plus every request's
+    whole sequence at once (its last output token is never written to the cache)."""
+    _whole("block_size", block_size, 1)
+    return 1 + sum(
+        blocks_for(r.prompt_tokens + r.max_tokens - 1, block_size) for r in requests
+    )
+
+
 def run(
     requests: list[Request],
     max_num_batched_tokens: int = MAX_NUM_BATCHED_TOKENS,
@@ -281,10 +290,7 @@ def run(
     if repeated:
         raise ValueError(f"request ids must be unique: {', '.join(repeated)} repeat")
     if num_gpu_blocks is None:
-        _whole("block_size", block_size, 1)
-        num_gpu_blocks = 1 + sum(
-            blocks_for(r.prompt_tokens + r.max_tokens - 1, block_size) for r in requests
-        )
+        num_gpu_blocks = enough_blocks(requests, block_size)
     scheduler = Scheduler(
         num_gpu_blocks,
         max_num_batched_tokens,

@@ -11,9 +11,9 @@ import sys
 import time
 import urllib.request
 
+from lab_quant_check import DECODE_TOKENS, PROMPT
+
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
-PROMPT = "Why is LLM decode memory-bound?"
-DECODE_TOKENS = 128  # decode steps timed
 
 
 def timed(url, max_tokens):

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from block_pool import blocks_for
-from scheduler import Request, Step, run
+from scheduler import Request, Step, enough_blocks, run
 
 _spec = importlib.util.spec_from_file_location(
     "scheduler_timeline_data", Path(__file__).with_name("data.py")
@@ -138,9 +138,7 @@ def shown(
     step, kind = steps[chosen], kinds[chosen]
     blocks = settings["num_gpu_blocks"]
     if blocks is None:  # as run() sizes the pool
-        size = settings["block_size"]
-        most = [r.prompt_tokens + r.max_tokens - 1 for r in workload]
-        blocks = 1 + sum(blocks_for(tokens, size) for tokens in most)
+        blocks = enough_blocks(workload, settings["block_size"])
     total = sum(step.scheduled.values())
     out |= {
         "step": str(chosen),
