@@ -7,10 +7,12 @@ is present.
 """
 
 import collections
+import itertools
 import multiprocessing
 import os
 import time
 from types import SimpleNamespace
+from typing import TypedDict
 
 from vllm import stand_in
 
@@ -20,6 +22,12 @@ STAND_IN = True
 
 def _engine_core():
     """The engine process: spawned, so it imports the lab's main module again."""
+
+
+class TokensPrompt(TypedDict, total=False):
+    """vllm/inputs/llm.py: TokensPrompt: a prompt given as token ids (a dict at run time)."""
+
+    prompt_token_ids: list[int]
 
 
 class SamplingParams:
@@ -85,7 +93,7 @@ class LLMEngine:
         for request_id, tokens, finished in result.outputs:
             outputs.append(SimpleNamespace(
                 request_id=request_id, prompt_token_ids=by_id[request_id].prompt_token_ids,
-                finished=finished,
+                num_cached_tokens=by_id[request_id].num_cached_tokens, finished=finished,
                 outputs=[SimpleNamespace(index=0, token_ids=tokens,
                                          text=stand_in.dry_run_text(tokens),
                                          finish_reason="length" if finished else None)]))
@@ -97,6 +105,14 @@ class LLMEngine:
         """LLMEngine.get_metrics: vllm/v1/metrics/reader.py: get_metrics_snapshot."""
         assert self.log_stats, "Stat logging disabled"
         return self._stats.metrics()
+
+    def reset_prefix_cache(self, reset_running_requests=False, reset_connector=False):
+        """LLMEngine.reset_prefix_cache -> EngineCore -> Scheduler.reset_prefix_cache: True
+        once no request holds a block (the stand-in does not model preempting them)."""
+        if reset_running_requests or reset_connector:
+            raise stand_in.StandInError("the stand-in resets the prefix cache only as"
+                                        " reset_prefix_cache() does by default")
+        return self._scheduler.reset_prefix_cache()
 
 
 class LLM:
@@ -111,10 +127,15 @@ class LLM:
         options.setdefault("disable_log_stats", True)
         self.engine = stand_in.start(model, options, "LLM_CLASS")
         self.llm_engine = LLMEngine(self.engine, not self.engine.options["disable_log_stats"])
+        self._request_ids = itertools.count()  # LLM.request_counter
 
     def get_metrics(self):
         """vllm/entrypoints/llm.py: LLM.get_metrics."""
         return self.llm_engine.get_metrics()
+
+    def reset_prefix_cache(self, reset_running_requests=False, reset_connector=False):
+        """vllm/entrypoints/llm.py: LLM.reset_prefix_cache."""
+        return self.llm_engine.reset_prefix_cache(reset_running_requests, reset_connector)
 
     def __getattr__(self, name):
         raise stand_in.StandInError(
@@ -122,19 +143,27 @@ class LLM:
             " tests/stand_in_vllm/vllm/vllm/__init__.py, or drop it from the lab")
 
     def generate(self, prompts, sampling_params=None, use_tqdm=True):
-        """Each prompt generates max_tokens tokens (no end-of-sequence token is sampled here),
-        in the time the stand-in's engine takes: a prefill, then max_tokens - 1 decode steps of
-        its own estimate (stand_in.start), the prompts decoding together."""
+        """The prompts run through the stand-in's engine core (LLMEngine, above) until each
+        has generated max_tokens tokens (no end-of-sequence token is sampled here), in the time
+        the stand-in's engine takes: a prefill, then max_tokens - 1 decode steps of its own
+        estimate (stand_in.start), the prompts decoding together. One prompt (a text or a
+        dict such as TokensPrompt) or a list of them (vllm/renderers/inputs/preprocess.py:
+        prompt_to_seq); RequestOutputs in the prompts' order."""
         params = sampling_params or SamplingParams()
-        if isinstance(prompts, str):
+        if isinstance(prompts, (str, dict)):
             prompts = [prompts]
         steps = max(params.max_tokens - 1, 0)
         time.sleep(stand_in.PREFILL_SECONDS + steps * self.engine.decode_step_seconds)
-        results = []
-        for prompt in prompts:
-            tokens = [1000 + i % 100 for i in range(params.max_tokens)]
-            results.append(SimpleNamespace(
-                prompt=prompt, outputs=[SimpleNamespace(
-                    index=0, token_ids=tokens, text=stand_in.dry_run_text(tokens),
-                    finish_reason="length")]))
-        return results
+        engine, done = self.llm_engine, {}
+        ids = [str(next(self._request_ids)) for _ in prompts]
+        for request_id, prompt in zip(ids, prompts):
+            engine.add_request(request_id, prompt, params)
+        while len(done) < len(ids):
+            for output in engine.step():
+                if output.finished:
+                    done[output.request_id] = output
+        return [SimpleNamespace(
+            request_id=request_id, prompt=prompt if isinstance(prompt, str) else None,
+            prompt_token_ids=done[request_id].prompt_token_ids,
+            num_cached_tokens=done[request_id].num_cached_tokens, finished=True,
+            outputs=done[request_id].outputs) for request_id, prompt in zip(ids, prompts)]

@@ -3,6 +3,7 @@ server's defaults, then the OpenAI API (stand_in_server.py). Like vLLM's own arg
 refuses a flag it does not know."""
 
 import argparse
+import os
 import sys
 
 from vllm import stand_in, stand_in_server
@@ -29,6 +30,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--async-scheduling", action=argparse.BooleanOptionalAction)
     serve.add_argument("--enable-logging-iteration-details",
                        action=argparse.BooleanOptionalAction)
+    # a frontend flag (vllm/entrypoints/openai/cli_args.py: BaseFrontendArgs), not an engine one
+    serve.add_argument("--enable-prompt-tokens-details", action=argparse.BooleanOptionalAction,
+                       default=False)
     return serve
 
 
@@ -38,11 +42,17 @@ def main(argv=None) -> None:
         sys.exit(f"vllm (stand-in): only `vllm serve` is modelled, not {argv[:1]}")
     args = vars(parser().parse_args(argv[1:]))
     host, port, model = args.pop("host"), args.pop("port"), args.pop("model")
+    details = args.pop("enable_prompt_tokens_details")
     try:
         engine = stand_in.start(model, args, "OPENAI_API_SERVER")
     except (stand_in.StandInError, ValueError) as error:
         sys.exit(f"{type(error).__name__}: {error}")
-    stand_in_server.main([model, "--host", host, "--port", str(port)], engine=engine)
+    if os.environ.get("VLLM_SERVER_DEV_MODE", "0") == "1":
+        # vllm/entrypoints/serve/__init__.py: register_vllm_dev_api_routers
+        print("WARNING (stand-in) SECURITY WARNING: Development endpoints are enabled! This"
+              " should NOT be used in production!", file=stand_in.log_stream(), flush=True)
+    stand_in_server.main([model, "--host", host, "--port", str(port)], engine=engine,
+                         prompt_tokens_details=details)
 
 
 if __name__ == "__main__":

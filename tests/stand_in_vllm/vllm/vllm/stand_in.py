@@ -380,7 +380,12 @@ LOG_FORMATS = {
                   "%d generation requests, %d generation tokens, "
                   "iteration elapsed time: %.2f ms%s, "
                   "GPU KV cache usage: %.1f%%%s"),
+    # BlockPool.reset_prefix_cache (LLM.reset_prefix_cache, POST /reset_prefix_cache)
+    "reset": ("vllm/v1/core/block_pool.py", 790, "Successfully reset prefix cache"),
+    "reset_failed": ("vllm/v1/core/block_pool.py", 772,
+                     "Failed to reset prefix cache because some blocks (%d) are not freed yet"),
 }
+WARNINGS = {"reset_failed"}  # logged with logger.warning, the others with logger.info
 
 
 def log_stream():
@@ -393,7 +398,8 @@ def log(key: str, *args) -> None:
     """One line as vLLM's logger prints it: level, time, [file:line], message."""
     path, line, fmt = LOG_FORMATS[key]
     stamp = time.strftime("%m-%d %H:%M:%S")
-    print(f"INFO {stamp} [{path.rsplit('/', 1)[1]}:{line}] {fmt % args}", file=log_stream(),
+    level = "WARNING" if key in WARNINGS else "INFO"
+    print(f"{level} {stamp} [{path.rsplit('/', 1)[1]}:{line}] {fmt % args}", file=log_stream(),
           flush=True)
 
 
@@ -495,8 +501,11 @@ def start(model: str, options: dict, usage_context: str, gpu: Gpu = RTX_4090) ->
 # -- the block pool, the scheduler and the stats (the labs that step the engine) -----------------
 # The stand-in's own small arithmetic, each rule naming the vLLM 0.26.0 function it mirrors; it
 # shares no code with the lessons, whose predictions the GPU checks compare with it. Modelled:
-# one full-attention KV cache group; no prefix-cache hits (prompts that share no block, and a
-# preempted request recomputes all it had, as with enable_prefix_caching=False); the FCFS policy;
+# one full-attention KV cache group; prefix-cache hits only for a lab that sets
+# enable_prefix_caching=True itself (PrefixIndex, below: lesson 5's lab). With the option left at
+# its default, the stand-in counts prefix cache queries but finds no hit: the labs of lessons 2
+# and 3 send prompts that share no full block, and a preempted request recomputes all it had, as
+# their simulators (without prefix caching) have it; the FCFS policy;
 # preemption by recompute; no speculative decoding; the V2 model runner's view of a step (vLLM's
 # default for a dense model: a resumed request is sent as a new one); synchronous scheduling, as
 # vLLM schedules with async_scheduling=False. vLLM's default, the AsyncScheduler, schedules step
@@ -526,6 +535,10 @@ class Request:
         # PREEMPTED events recorded and not yet sent: they go with the request's next output
         # (Request.record_event, take_events in Scheduler.update_from_output).
         self.preempted_events = 0
+        self.num_preemptions = 0  # vllm/v1/request.py: Request.num_preemptions
+        # PrefillStats.num_cached_tokens, set when first scheduled: RequestOutput's
+        self.num_cached_tokens = 0
+        self.cached_prefixes: list[tuple[int, ...]] = []  # its full blocks that are cached
 
     @property
     def num_tokens(self) -> int:  # vllm/v1/request.py: Request.num_tokens
@@ -553,6 +566,9 @@ class SchedulerStats:
     waiting: int
     kv_cache_usage: float
     iteration: IterationDetails | None = None
+    # PrefixCacheStats of the step (KVCacheManager.make_prefix_cache_stats), in tokens
+    prefix_cache_queries: int = 0
+    prefix_cache_hits: int = 0
 
 
 @dataclass
@@ -566,6 +582,80 @@ class StepResult:
     prompt_tokens: int  # prompts of those that got their first token (their PrefillStats)
     preemptions: int  # PREEMPTED events sent with these outputs
     stats: SchedulerStats | None
+
+
+class PrefixIndex:
+    """The prefix cache, as the stand-in models it, in its own terms: a cached block is known
+    by the whole prefix of token ids it ends, which is what vLLM's chained block hash stands
+    for (vllm/v1/core/kv_cache_utils.py: hash_block_tokens chains each full block's hash on
+    its parent's); the stand-in compares the token ids themselves, no hash.
+
+    Free cached blocks wait in least-recently-used order: a new block is taken from the free
+    blocks without a hash first, then from the oldest cached one, whose prefix is forgotten
+    (vllm/v1/core/block_pool.py: BlockPool.get_new_blocks, _maybe_evict_cached_block; the free
+    queue holds never-cached blocks before freed cached ones). A finished request's blocks go
+    back last block first (KVCacheManager.free), so its tail is forgotten first. Not modelled:
+    two running requests sharing a block (the stand-in refuses a hit on a block in use)."""
+
+    def __init__(self, block_size: int):
+        self.block_size = block_size
+        self.free: dict[tuple[int, ...], int] = {}  # prefix -> free blocks ending it, LRU first
+        self.in_use: dict[tuple[int, ...], int] = {}  # prefix -> running blocks ending it
+
+    def prefixes(self, token_ids: list[int], num_tokens: int) -> list[tuple[int, ...]]:
+        """The prefixes that the full blocks of the first num_tokens tokens end."""
+        size = self.block_size
+        return [tuple(token_ids[:end]) for end in range(size, num_tokens + 1, size)]
+
+    def longest_hit(self, prompt: list[int]) -> list[tuple[int, ...]]:
+        """vllm/v1/core/kv_cache_manager.py: KVCacheManager.get_computed_blocks: the cached
+        blocks from the first one on, stopping at the first miss, and never the block of the
+        last prompt token, which is always computed again (max_cache_hit_length =
+        num_tokens - 1)."""
+        hit = []
+        for prefix in self.prefixes(prompt, len(prompt) - 1):
+            if prefix not in self.free:
+                if prefix in self.in_use:
+                    raise StandInError(
+                        "the stand-in does not model two running requests sharing a cached"
+                        " block: run the lab's requests one after the other")
+                break
+            hit.append(prefix)
+        return hit
+
+    def take(self, prefixes: list[tuple[int, ...]]) -> None:
+        """Hit blocks leave the free queue (BlockPool.touch)."""
+        for prefix in prefixes:
+            self._drop(self.free, prefix)
+            self.in_use[prefix] = self.in_use.get(prefix, 0) + 1
+
+    def evict(self, new_blocks: int, free_blocks: int) -> None:
+        """Hand out new_blocks of free_blocks free ones: the free cached ones go last, oldest
+        first, and lose their prefix."""
+        cached = sum(self.free.values())
+        for _ in range(max(0, new_blocks - (free_blocks - cached))):
+            self._drop(self.free, next(iter(self.free)))
+
+    def cache(self, request: Request, num_tokens: int) -> None:
+        """vllm/v1/core/block_pool.py: BlockPool.cache_full_blocks: every full block of the
+        first num_tokens tokens (prompt and output alike) is cached."""
+        tokens = request.prompt_token_ids + request.output_token_ids
+        for prefix in self.prefixes(tokens, num_tokens)[len(request.cached_prefixes):]:
+            request.cached_prefixes.append(prefix)
+            self.in_use[prefix] = self.in_use.get(prefix, 0) + 1
+
+    def release(self, request: Request) -> None:
+        """Its cached blocks go to the end of the free queue, its last block first."""
+        for prefix in reversed(request.cached_prefixes):
+            self._drop(self.in_use, prefix)
+            self.free[prefix] = self.free.pop(prefix, 0) + 1
+        request.cached_prefixes = []
+
+    @staticmethod
+    def _drop(counts: dict, prefix: tuple[int, ...]) -> None:
+        counts[prefix] -= 1
+        if not counts[prefix]:
+            del counts[prefix]
 
 
 class Scheduler:
@@ -586,6 +676,13 @@ class Scheduler:
         self.waiting: list[Request] = []
         self.running: list[Request] = []
         self.kv_cache_usage = 0.0  # the gauge: set by each step's stats (make_stats)
+        # Prefix caching (vllm/config/cache.py: CacheConfig.enable_prefix_caching, on by
+        # default): queries are counted unless it is off; hits are modelled only when the lab
+        # turns it on itself (the comment above PrefixIndex says why).
+        caching = engine.options["enable_prefix_caching"]
+        self.counts_queries = caching is not False
+        self.prefix_index = PrefixIndex(self.block_size) if caching is True else None
+        self.prefix_cache_queries = self.prefix_cache_hits = 0  # this step's, in tokens
 
     def get_usage(self) -> float:
         """vllm/v1/core/block_pool.py: BlockPool.get_usage."""
@@ -607,12 +704,14 @@ class Scheduler:
         return bool(self.waiting or self.running)
 
     def _allocate_slots(self, request: Request, num_new_tokens: int,
-                        full_sequence_must_fit: bool = False) -> bool:
+                        full_sequence_must_fit: bool = False, hit: tuple = ()) -> bool:
         """vllm/v1/core/kv_cache_manager.py: KVCacheManager.allocate_slots: blocks for the
         computed tokens and the new ones, cdiv(tokens, block_size)
         (single_type_kv_cache_manager.py: SingleTypeKVCacheManager.get_num_blocks_to_allocate);
         False, allocating nothing, when too few are free. A waiting request must also fit
-        whole (full_sequence_must_fit: SchedulerConfig.scheduler_reserve_full_isl, True)."""
+        whole (full_sequence_must_fit: SchedulerConfig.scheduler_reserve_full_isl, True).
+        hit: the cached blocks a new request reuses, free blocks it takes too; then the
+        blocks of the tokens computed so far and scheduled now are cached."""
         if full_sequence_must_fit:
             whole = cdiv(min(request.num_tokens, self.max_model_len), self.block_size)
             if whole - request.num_blocks > self.num_free_blocks:
@@ -623,20 +722,54 @@ class Scheduler:
         if needed > self.num_free_blocks:
             return False
         if needed > 0:
+            if self.prefix_index is not None:
+                self.prefix_index.take(list(hit))
+                request.cached_prefixes.extend(hit)
+                self.prefix_index.evict(needed - len(hit), self.num_free_blocks - len(hit))
             self.num_free_blocks -= needed  # BlockPool.get_new_blocks
             request.num_blocks += needed
+        if self.prefix_index is not None:  # KVCacheManager.allocate_slots: cache_blocks
+            self.prefix_index.cache(request, min(num_tokens_need_slot, request.num_tokens))
+        return True
+
+    def _lookup(self, request: Request) -> list[tuple[int, ...]]:
+        """vllm/v1/core/kv_cache_manager.py: KVCacheManager.get_computed_blocks, each time a
+        waiting request is considered: its cached prefix, and PrefixCacheStats.record counts
+        its tokens as queried and its hit as hits, unless it was preempted before."""
+        hit = []
+        if self.prefix_index is not None:
+            hit = self.prefix_index.longest_hit(request.prompt_token_ids
+                                                + request.output_token_ids)
+        if self.counts_queries and self.log_stats and not request.num_preemptions:
+            self.prefix_cache_queries += request.num_tokens
+            self.prefix_cache_hits += len(hit) * self.block_size
+        return hit
+
+    def reset_prefix_cache(self) -> bool:
+        """vllm/v1/core/block_pool.py: BlockPool.reset_prefix_cache: only when no request
+        holds a block; every cached block forgets its prefix. The counters go on."""
+        held = self.num_gpu_blocks - 1 - self.num_free_blocks
+        if held:
+            log("reset_failed", held)
+            return False
+        if self.prefix_index is not None:
+            self.prefix_index.free.clear()
+        log("reset")
         return True
 
     def _free(self, request: Request) -> None:
         """vllm/v1/core/sched/scheduler.py: Scheduler._free_blocks (BlockPool.free_blocks)."""
         self.num_free_blocks += request.num_blocks
         request.num_blocks = 0
+        if self.prefix_index is not None:
+            self.prefix_index.release(request)
 
     def _preempt(self, request: Request) -> None:
         """vllm/v1/core/sched/scheduler.py: Scheduler._preempt_request: its blocks go back,
         it forgets what it computed, and waits at the front of the queue."""
         self._free(request)
         request.num_computed_tokens = 0
+        request.num_preemptions += 1
         if self.log_stats:
             request.preempted_events += 1
         self.waiting.insert(0, request)
@@ -673,10 +806,15 @@ class Scheduler:
         while (not preempted and self.waiting and budget > 0
                and len(self.running) < self.max_num_seqs):
             request = self.waiting[0]
+            hit = self._lookup(request)
+            request.num_computed_tokens = len(hit) * self.block_size
             # request.num_tokens: a preempted request recomputes its output tokens too.
             new = min(request.num_tokens - request.num_computed_tokens, budget)
-            if not self._allocate_slots(request, new, full_sequence_must_fit=True):
+            if not self._allocate_slots(request, new, full_sequence_must_fit=True, hit=hit):
+                request.num_computed_tokens = 0
                 break
+            if not request.num_preemptions:  # PrefillStats: the first schedule only
+                request.num_cached_tokens = request.num_computed_tokens
             self.running.append(self.waiting.pop(0))
             scheduled[request.request_id] = new
             joined.add(request.request_id)
@@ -714,7 +852,8 @@ class Scheduler:
             if request.num_computed_tokens < request.num_tokens:
                 continue  # a chunk of the prompt (or of a recompute): no token sampled
             if not request.output_token_ids:  # PrefillStats: the prompt, once
-                prompt_tokens += len(request.prompt_token_ids)
+                # PromptTokenStats.computed: the prompt tokens not served from the cache
+                prompt_tokens += len(request.prompt_token_ids) - request.num_cached_tokens
             request.output_token_ids.append(1000 + len(request.output_token_ids) % 100)
             sampled.append(request)
             preemptions += request.preempted_events
@@ -728,7 +867,10 @@ class Scheduler:
         stats = None
         if self.log_stats:  # Scheduler.make_stats: kv_cache_usage=KVCacheManager.usage
             self.kv_cache_usage = self.get_usage()
-            stats = SchedulerStats(len(self.running), len(self.waiting), self.kv_cache_usage)
+            stats = SchedulerStats(len(self.running), len(self.waiting), self.kv_cache_usage,
+                                   prefix_cache_queries=self.prefix_cache_queries,
+                                   prefix_cache_hits=self.prefix_cache_hits)
+            self.prefix_cache_queries = self.prefix_cache_hits = 0
             if details is not None:
                 details.elapsed_ms = (time.monotonic() - started) * 1000
                 stats.iteration = details
@@ -750,6 +892,9 @@ def dry_run_prompt_tokens(prompt) -> list[int]:
     """Token ids of a prompt: given as ids, or a text the stand-in has no tokenizer for,
     counted as one token per 4 bytes (a stand-in estimate, not a tokenizer's)."""
     if isinstance(prompt, dict):
+        unknown = sorted(set(prompt) - {"prompt_token_ids", "prompt"})
+        if unknown:  # e.g. cache_salt, which enters the first block's hash in vLLM
+            raise StandInError(f"the stand-in does not model a prompt's {', '.join(unknown)}")
         prompt = prompt.get("prompt_token_ids", prompt.get("prompt"))
     if isinstance(prompt, str):
         return [0] * max(1, cdiv(len(prompt.encode("utf-8")), 4))
@@ -772,6 +917,13 @@ METRIC_HELP = {  # name: documentation, as PrometheusStatLogger registers them
     KV_CACHE_USAGE: "KV-cache usage. 1 means 100 percent usage.",
     NUM_PREEMPTIONS: "Cumulative number of preemption from the engine.",
     ITERATION_TOKENS: "Histogram of number of tokens per engine_step.",
+}
+# The prefix cache counters, in tokens (PrometheusStatLogger.__init__: counter_prefix_cache_*),
+# set from each recorded step's SchedulerStats.prefix_cache_stats (PrometheusStatLogger.record).
+PREFIX_CACHE_QUERIES, PREFIX_CACHE_HITS = "vllm:prefix_cache_queries", "vllm:prefix_cache_hits"
+COUNTER_HELP = {
+    PREFIX_CACHE_QUERIES: "Prefix cache queries, in terms of number of queried tokens.",
+    PREFIX_CACHE_HITS: "Prefix cache hits, in terms of number of cached tokens.",
 }
 # histogram_iteration_tokens' buckets (PrometheusStatLogger.__init__)
 ITERATION_TOKENS_BUCKETS = [1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
@@ -834,6 +986,7 @@ class StatLoggers:
         self.kv_cache_usage = 0.0
         self.num_preemptions = 0
         self.iteration_tokens: list[int] = []  # the histogram's observations
+        self.prefix_cache = {PREFIX_CACHE_QUERIES: 0, PREFIX_CACHE_HITS: 0}
         self.created = time.time()
 
     def record(self, result: StepResult, iteration_stats: bool) -> None:
@@ -850,6 +1003,8 @@ class StatLoggers:
                     stats.kv_cache_usage * 100, "")
             self.running, self.waiting = stats.running, stats.waiting
             self.kv_cache_usage = stats.kv_cache_usage
+            self.prefix_cache[PREFIX_CACHE_QUERIES] += stats.prefix_cache_queries
+            self.prefix_cache[PREFIX_CACHE_HITS] += stats.prefix_cache_hits
         if iteration_stats:
             self.num_preemptions += result.preemptions
             self.iteration_tokens.append(result.prompt_tokens + len(result.sampled))
@@ -876,6 +1031,8 @@ class StatLoggers:
         found.append(Histogram(name=ITERATION_TOKENS, labels=dict(labels),
                                count=len(self.iteration_tokens),
                                sum=float(sum(self.iteration_tokens)), buckets=self.buckets()))
+        found += [Counter(name=name, labels=dict(labels), value=value)
+                  for name, value in self.prefix_cache.items()]
         return found
 
     def prometheus_text(self) -> str:
@@ -897,11 +1054,17 @@ class StatLoggers:
         lines += _family(tokens, tokens, "histogram", samples)
         lines += _family(f"{tokens}_created", tokens, "gauge",
                          [f"{tokens}_created{{{tags}}} {go(self.created)}"])
+        for name, value in self.prefix_cache.items():
+            lines += _family(f"{name}_total", name, "counter",
+                             [f"{name}_total{{{tags}}} {go(value)}"])
+            lines += _family(f"{name}_created", name, "gauge",
+                             [f"{name}_created{{{tags}}} {go(self.created)}"])
         return "\n".join(lines) + "\n"
 
 
 def _family(name: str, metric: str, kind: str, samples: list[str]) -> list[str]:
-    return [f"# HELP {name} {METRIC_HELP[metric]}", f"# TYPE {name} {kind}", *samples]
+    documentation = {**METRIC_HELP, **COUNTER_HELP}[metric]
+    return [f"# HELP {name} {documentation}", f"# TYPE {name} {kind}", *samples]
 
 
 def _gauge_lines(found: list[tuple[str, dict, float]]) -> list[str]:

@@ -9,8 +9,12 @@ does: POST /v1/completions adds a request (a text or token ids, max_tokens, igno
 answers when it finishes, with vLLM's `usage` (vllm/entrypoints/openai/engine/protocol.py:
 UsageInfo), and GET /metrics answers the Prometheus text of the metrics stand_in models
 (vllm:kv_cache_usage_perc, vllm:cache_config_info, vllm:num_preemptions,
-vllm:iteration_tokens_total, ...), recorded from every step as the API server's
-output handler records them, with the Iteration lines of --enable-logging-iteration-details.
+vllm:iteration_tokens_total, vllm:prefix_cache_queries, vllm:prefix_cache_hits, ...),
+recorded from every step as the API server's output handler records them, with the
+Iteration lines of --enable-logging-iteration-details. With --enable-prompt-tokens-details
+the usage has prompt_tokens_details.cached_tokens; with VLLM_SERVER_DEV_MODE=1 (vllm/envs.py)
+POST /reset_prefix_cache answers {"success": ...} (vllm/entrypoints/serve/dev/cache/
+api_router.py: reset_prefix_cache).
 
 Run: python stand_in_server.py MODEL [--flags...] --host 127.0.0.1 --port 8000
 """
@@ -31,8 +35,12 @@ STEP_SECONDS = 0.01  # the stand-in's time per engine step while requests run (a
 class EngineLoop:
     """vllm/v1/engine/core.py: EngineCoreProc.run_busy_loop, for the stand-in's scheduler."""
 
-    def __init__(self, engine):
+    def __init__(self, engine, prompt_tokens_details=False):
         from vllm import stand_in  # only when served by the stand-in's `vllm serve`
+
+        # vllm/entrypoints/openai/completion/serving.py: OpenAIServingCompletion
+        # .request_output_to_completion_response, with enable_prompt_tokens_details
+        self.prompt_tokens_details = prompt_tokens_details
 
         self.stand_in, self.engine = stand_in, engine
         self.log_stats = not engine.options["disable_log_stats"]
@@ -76,17 +84,26 @@ class EngineLoop:
             if self.error is not None:
                 raise RuntimeError(f"EngineDeadError: {self.error}")
         prompt, completion = len(request.prompt_token_ids), len(request.output_token_ids)
+        details = None
+        if self.prompt_tokens_details:  # PromptTokenUsageInfo
+            details = {"cached_tokens": request.num_cached_tokens,
+                       "created_cache_tokens": None, "multimodal_tokens": None}
         return {"id": request.request_id, "object": "text_completion",
                 "created": int(time.time()), "model": self.engine.model,
                 "choices": [{"index": 0, "text": self.stand_in.dry_run_text(
                     request.output_token_ids), "logprobs": None, "finish_reason": "length",
                     "stop_reason": None}],
                 "usage": {"prompt_tokens": prompt, "total_tokens": prompt + completion,
-                          "completion_tokens": completion, "prompt_tokens_details": None}}
+                          "completion_tokens": completion, "prompt_tokens_details": details}}
 
     def metrics(self) -> str:
         with self.changed:
             return self.stats.prometheus_text()
+
+    def reset_prefix_cache(self) -> bool:
+        """Between two engine steps, as the engine core runs a utility call."""
+        with self.changed:
+            return self.scheduler.reset_prefix_cache()
 
 
 def handler(model: str, loop: EngineLoop | None = None):
@@ -112,7 +129,13 @@ def handler(model: str, loop: EngineLoop | None = None):
             self.answer({"data": [{"id": model}]})
 
         def do_POST(self):
-            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"] or 0))
+                                 or b"{}")
+            # vllm/entrypoints/openai/api_server.py: build_app registers the dev endpoints
+            # only with VLLM_SERVER_DEV_MODE=1.
+            dev_mode = os.environ.get("VLLM_SERVER_DEV_MODE", "0") == "1"
+            if self.path.split("?")[0] == "/reset_prefix_cache" and dev_mode and loop:
+                return self.answer({"success": loop.reset_prefix_cache()})
             if self.path != "/v1/completions" or request.get("model") != model:
                 return self.send_error(404)
             if loop is None:
@@ -126,14 +149,14 @@ def handler(model: str, loop: EngineLoop | None = None):
     return Handler
 
 
-def main(argv=None, engine=None):
+def main(argv=None, engine=None, prompt_tokens_details=False):
     parser = argparse.ArgumentParser()
     parser.add_argument("model")
     parser.add_argument("--host", required=True)
     parser.add_argument("--port", type=int, required=True)
     args, _ = parser.parse_known_args(argv)
     print(os.environ.get("STAND_IN_LOG", ""), file=sys.stderr, flush=True)
-    loop = EngineLoop(engine) if engine is not None else None
+    loop = EngineLoop(engine, prompt_tokens_details) if engine is not None else None
     ThreadingHTTPServer((args.host, args.port), handler(args.model, loop)).serve_forever()
 
 
