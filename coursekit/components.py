@@ -7,7 +7,8 @@ A component lives in a snippet folder, beside the code it mirrors:
                         `key: value` lines), `data` (from data.py) and `assets`
         labels.yml      {zh: {...}, en: {...}}: every text it shows, in both languages
         data.py         optional: data(options) -> dict, computed with the lesson's code
-        script.js, style.css   optional: loaded only by the pages that show the component
+        script.js, style.css   optional: loaded only by the pages that show the component,
+                        each after the component kit's (KIT), which they may use
 
 A page shows it with a fence at the start of a line:
 
@@ -30,6 +31,9 @@ from coursekit import ROOT
 from coursekit.code import folders, load
 
 ASSETS = ("script.js", "style.css")
+# The component kit: what the components' scripts share, and what their styles share.
+KIT = {"script.js": ROOT / "coursekit" / "component-kit.js",
+       "style.css": ROOT / "coursekit" / "component-kit.css"}
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,8 @@ class Component:
         return module.data(options)
 
     def render(self, options: dict, language: str, asset_url) -> str:
-        """The component's HTML for a page; asset_url(file name) -> URL from that page."""
+        """The component's HTML for a page; asset_url(path) -> URL from that page of a file
+        the site has at assets/components/<path> (see kit_assets)."""
         if language not in self.labels:
             raise ValueError(f"{self.where('labels.yml')}: no {language} labels")
         environment = jinja2.Environment(
@@ -81,11 +86,17 @@ class Component:
             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
         environment.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
         template = environment.get_template("template.html")
-        assets = {path.name: asset_url(path.name) for path in self.assets()}
+        assets = {path.name: asset_url(f"{self.name}/{path.name}") for path in self.assets()}
         html = template.render(labels=self.labels[language], options=options,
                                data=self.data(options), assets=assets)
-        tags = [f'<link rel="stylesheet" href="{assets["style.css"]}">'] if "style.css" in assets else []
-        tags += [f'<script src="{assets["script.js"]}" defer></script>'] if "script.js" in assets else []
+        # The kit's file before the component's own: deferred scripts run in document order.
+        kit = {name: asset_url(KIT[name].name) for name in assets}
+        tags = ([f'<link rel="stylesheet" href="{kit["style.css"]}">',
+                 f'<link rel="stylesheet" href="{assets["style.css"]}">']
+                if "style.css" in assets else [])
+        tags += ([f'<script src="{kit["script.js"]}" defer></script>',
+                  f'<script src="{assets["script.js"]}" defer></script>']
+                 if "script.js" in assets else [])
         # The tags go inside the template's one root element, at its end: Markdown keeps a raw
         # HTML block only up to the root's closing tag and its first blank line.
         lines = [line for line in html.splitlines() if line.strip()]
@@ -93,6 +104,11 @@ class Component:
             raise ValueError(f"{self.where('template.html')}: the template is one root element,"
                              " closed on its own last line")
         return "\n".join(lines[:-1] + tags + lines[-1:])
+
+
+def kit_assets() -> list[Path]:
+    """The component kit's files, which the site has at assets/components/<file name>."""
+    return list(KIT.values())
 
 
 def components(root: Path = ROOT) -> dict[str, Component]:

@@ -9,15 +9,15 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-from coursekit.components import components
+from coursekit.components import components, kit_assets
 
 
 def _components(config):
     return components(Path(config.config_file_path).parent)
 
 
-def _url(component, file: str) -> str:
-    return f"assets/components/{component.name}/{file}"
+def _url(path: str) -> str:
+    return f"assets/components/{path}"
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -31,7 +31,7 @@ def on_page_markdown(markdown, page, config, files):
                 raise PluginError(f"{where}: a {component.name} fence holds `key: value` lines")
             try:
                 return component.render(options, page.file.locale,
-                                        lambda file: get_relative_url(_url(component, file), page.url))
+                                        lambda path: get_relative_url(_url(path), page.url))
             except (ValueError, KeyError) as error:
                 raise PluginError(f"{where}: the {component.name} component: {error}") from None
 
@@ -43,8 +43,10 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_post_build(config):
-    for component in _components(config).values():
-        for asset in component.assets():
-            target = Path(config.site_dir) / _url(component, asset.name)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(asset, target)
+    copies = [(asset, f"{component.name}/{asset.name}")
+              for component in _components(config).values() for asset in component.assets()]
+    copies += [(asset, asset.name) for asset in kit_assets()]
+    for asset, path in copies:
+        target = Path(config.site_dir) / _url(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(asset, target)

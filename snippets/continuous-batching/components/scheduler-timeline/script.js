@@ -5,26 +5,13 @@
 // that one mirrors. parity.py says what the page must show for each link, and the tests
 // check it in Chromium. Texts go in with textContent only.
 (() => {
+  const { Refused, fill, element, whole, once, LinkValues, attempt, share, fallbackNote,
+          InvalidFields, stepControls } = courseKit;
   const SETTINGS = ["max_num_batched_tokens", "max_num_seqs", "num_gpu_blocks", "block_size",
                     "long_prefill_token_threshold", "enable_chunked_prefill"];
-  const NUMBER = /^\d{1,6}$/;
   const REQUEST = /^([A-Z]):(\d{1,6}):(\d{1,6})(?::(\d{1,6}))?$/;
   const NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
   const NONE = "—";
-  const done = new WeakSet();
-
-  // A run scheduler.py refuses (its ValueError), or one longer than the page shows: the
-  // key of its message in labels.yml and the numbers the message names.
-  class Refused extends Error {
-    constructor(key, values) {
-      super(key);
-      this.key = key;
-      this.values = values;
-    }
-  }
-
-  const fill = (text, values) =>
-    text.replace(/\{(\w+)\}/g, (whole, key) => (Object.hasOwn(values, key) ? String(values[key]) : whole));
 
   // block_pool.py: blocks_for (vLLM's cdiv in SingleTypeKVCacheManager.allocate_new_blocks).
   const blocksFor = (numTokens, blockSize) => Math.ceil(numTokens / blockSize);
@@ -265,13 +252,6 @@
     return { steps, usable: numGpuBlocks - 1 };
   }
 
-  // A link's text as a whole number within limits, or null.
-  function whole(text, [least, most]) {
-    if (typeof text !== "string" || !NUMBER.test(text)) return null;
-    const value = Number(text);
-    return value >= least && value <= most ? value : null;
-  }
-
   // A link's value of a setting, or undefined where it is not one the page takes.
   function readSetting(name, text, limits) {
     if (name === "num_gpu_blocks" && text === "") return null; // enough blocks
@@ -305,9 +285,6 @@
   const hue = (id) => (id.charCodeAt(0) * 47) % 360;
 
   function setup(root) {
-    if (done.has(root)) return;
-    done.add(root);
-    delete root.dataset.ready;
     const presets = JSON.parse(root.dataset.presets);
     const limits = JSON.parse(root.dataset.limits);
     const messages = JSON.parse(root.dataset.messages);
@@ -316,8 +293,6 @@
     const heads = JSON.parse(root.dataset.heads);
     const start = root.dataset.start;
     const form = root.querySelector(".st-settings");
-    const note = root.querySelector(".st-note");
-    const invalidLine = root.querySelector(".st-invalid");
     const error = root.querySelector(".st-error");
     const view = root.querySelector(".st-view");
     const workloadBody = root.querySelector(".st-workload tbody");
@@ -328,44 +303,21 @@
     const timelineHead = root.querySelector(".st-timeline thead tr");
     const timelineBody = root.querySelector(".st-timeline tbody");
     const key = (name) => root.querySelector(`[data-key="${name}"]`);
-    const invalid = new Map(); // a field the reader typed a bad value into -> its message
-
-    function element(tag, text, attributes = {}) {
-      const made = document.createElement(tag);
-      if (text !== null) made.textContent = text;
-      for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
-      return made;
-    }
+    const invalid = new InvalidFields(root.querySelector(".st-invalid"));
+    const showFallback = fallbackNote(root, messages, limits, presetNames[start]);
 
     // What the page runs: the link's values, or the fence's trace's where the link has none
     // or one the page does not take (named in the note).
-    const defaults = presets[start];
-    const link = new URLSearchParams(location.search);
-    const fallback = [];
+    const link = new LinkValues(presets[start]);
     const model = { settings: {}, workload: null, step: 0 };
     for (const name of SETTINGS) {
-      const value = readSetting(name, link.has(name) ? link.get(name) : defaults[name], limits);
-      if (value === undefined) fallback.push(name);
-      // (null is a value: enough blocks)
-      model.settings[name] = value === undefined ? readSetting(name, defaults[name], limits) : value;
+      model.settings[name] = link.read(name, (text) => readSetting(name, text, limits));
     }
-    model.workload = readWorkload(link.get("requests") ?? defaults.requests, limits);
-    if (model.workload === null) {
-      fallback.push("requests");
-      model.workload = readWorkload(defaults.requests, limits);
-    }
+    model.workload = link.read("requests", (text) => readWorkload(text, limits) ?? undefined);
     let result = null; // the run shown: { steps, usable, ttft }, or null when refused
 
     function compute() {
-      try {
-        result = run(model.workload, model.settings, limits.steps[1]);
-      } catch (problem) {
-        if (!(problem instanceof Refused)) throw problem;
-        result = null;
-        error.textContent = fill(messages[problem.key], problem.values);
-      }
-      error.hidden = result !== null;
-      view.hidden = result === null;
+      result = attempt(() => run(model.workload, model.settings, limits.steps[1]), error, view, messages);
       // Time to first token in steps (scheduler.py: ttft_steps): from arrival to the end of
       // the step that produced the first token.
       const first = new Map();
@@ -462,23 +414,14 @@
       }
     }
 
-    function share() {
-      const params = new URLSearchParams(location.search);
+    function shareState() {
+      const values = {};
       for (const name of SETTINGS) {
         const value = model.settings[name];
-        const text = value === null ? "" : value === true ? "1" : value === false ? "0" : String(value);
-        params.set(name, text);
+        values[name] = value === null ? "" : value === true ? "1" : value === false ? "0" : value;
       }
-      params.set("requests", encode(model.workload));
-      params.set("step", String(model.step));
-      history.replaceState(null, "", `${location.pathname}?${params}${location.hash}`);
-      note.hidden = true; // the link no longer holds the values the note is about
-      key("fallback").textContent = "";
-    }
-
-    function showInvalid() {
-      invalidLine.textContent = [...invalid.values()].join(" ");
-      invalidLine.hidden = invalid.size === 0;
+      share({ ...values, requests: encode(model.workload), step: model.step });
+      showFallback([]); // the link no longer holds the values the note is about
     }
 
     // A value the reader typed: a whole number within the limits, or the field is marked and
@@ -488,15 +431,8 @@
       const value = emptyMeansNull && text === "" ? null : whole(text, limits[limitName]);
       const ok = value !== null || (emptyMeansNull && text === "");
       const [least, most] = limits[limitName];
-      if (ok) {
-        input.removeAttribute("aria-invalid");
-        invalid.delete(input);
-      } else {
-        input.setAttribute("aria-invalid", "true");
-        invalid.set(input, fill(messages[emptyMeansNull ? "invalid_blocks" : "invalid"],
-                                { label, least, most }));
-      }
-      showInvalid();
+      invalid.mark(input, ok ? null : fill(messages[emptyMeansNull ? "invalid_blocks" : "invalid"],
+                                           { label, least, most }));
       return ok ? { value } : null;
     }
 
@@ -505,7 +441,7 @@
       compute();
       if (result) model.step = Math.min(model.step, result.steps.length - 1);
       showStep();
-      share();
+      shareState();
     }
 
     function fillForm() {
@@ -514,15 +450,12 @@
         const value = model.settings[name];
         if (name === "enable_chunked_prefill") input.checked = value;
         else input.value = value === null ? "" : String(value);
-        input.removeAttribute("aria-invalid");
-        invalid.delete(input);
+        invalid.mark(input, null);
       }
-      showInvalid();
     }
 
     function fillWorkload() {
-      for (const input of workloadBody.querySelectorAll("input")) invalid.delete(input);
-      showInvalid();
+      invalid.forget(workloadBody.querySelectorAll("input"));
       const rows = model.workload.map((r, index) => {
         const row = element("tr", null, { "data-index": String(index) });
         const name = element("th", r.id, { scope: "row", class: "st-id" });
@@ -555,27 +488,15 @@
       addButton.disabled = model.workload.length >= limits.requests[1];
     }
 
-    // The note: which of the link's values fell back, and what a link may hold.
-    if (fallback.length) {
-      const ranges = {};
-      for (const [name, [least, most]] of Object.entries(limits)) {
-        ranges[name] = fill(messages.range, { least, most });
-      }
-      note.querySelector(".st-note-before").textContent =
-        fill(messages.fallback_before, { start: presetNames[start] });
-      note.querySelector(".st-note-after").textContent = fill(messages.fallback_after, ranges);
-    }
-
     fillForm();
     fillWorkload();
     compute();
-    if (result && link.has("step")) {
-      const step = whole(link.get("step"), [0, result.steps.length - 1]);
-      if (step === null) fallback.push("step");
+    if (result && link.params.has("step")) {
+      const step = whole(link.params.get("step"), [0, result.steps.length - 1]);
+      if (step === null) link.fallback.push("step");
       model.step = step ?? 0;
     }
-    key("fallback").textContent = fallback.join(", ");
-    note.hidden = fallback.length === 0;
+    showFallback(link.fallback);
     showStep();
 
     root.querySelector(".st-presets").addEventListener("click", (event) => {
@@ -632,17 +553,12 @@
 
     function go(step) {
       if (!result) return;
-      model.step = Math.min(Math.max(step, 0), result.steps.length - 1);
+      model.step = step;
       showStep();
-      share();
+      shareState();
     }
-    root.querySelector(".st-steps").addEventListener("click", (event) => {
-      const where = event.target.closest("button")?.dataset.go;
-      if (!where || !result) return;
-      const last = result.steps.length - 1;
-      go({ first: 0, prev: model.step - 1, next: model.step + 1, last }[where]);
-    });
-    slider.addEventListener("input", () => go(Number(slider.value)));
+    stepControls(root.querySelector(".st-steps"), slider,
+                 () => result && { step: model.step, last: result.steps.length - 1 }, go);
     timelineBody.addEventListener("click", (event) => {
       const row = event.target.closest("tr");
       if (row) go(Number(row.dataset.step));
@@ -651,5 +567,5 @@
   }
 
   document$.subscribe(() =>
-    document.querySelectorAll('[data-component="scheduler-timeline"]').forEach(setup));
+    document.querySelectorAll('[data-component="scheduler-timeline"]').forEach(once(setup)));
 })();

@@ -4,6 +4,7 @@
 // field's largest value. The arithmetic follows snippets/kv-cache/explorer.py, and parity.py
 // says what the page must show, for hostile links too. Texts go in with textContent only.
 (() => {
+  const { fill, element, share } = courseKit;
   const GIB = 1024 ** 3;
   const MODEL_FIELDS = ["layers", "kv_heads", "head_dim", "attention_heads",
                         "kv_lora_rank", "qk_rope_head_dim"];
@@ -22,9 +23,6 @@
   }
   const grouped = (n) => n.toLocaleString("en-US");
   const floorDiv = (a, b) => (a - (a % b)) / b; // exact for safe integers
-  // A message with its {placeholders} filled in.
-  const fill = (text, values) =>
-    text.replace(/\{(\w+)\}/g, (whole, key) => (Object.hasOwn(values, key) ? String(values[key]) : whole));
 
   class FieldError extends Error {
     constructor(message, name) {
@@ -129,7 +127,7 @@
       return {out, fits, weights, usable};
     }
 
-    function update(share) {
+    function update(keepInLink) {
       const started = performance.now();
       const mla = isMla();
       for (const name of ["kv_heads", "head_dim", "attention_heads"]) show(name, !mla);
@@ -137,7 +135,7 @@
       show("gpu_gib", field("gpu").value === "custom");
       show("weights_gib", field("weight_dtype").value === "custom");
       show("params_billion", field("weight_dtype").value !== "custom" && !preset());
-      for (const element of form.elements) element.removeAttribute("aria-invalid");
+      for (const control of form.elements) control.removeAttribute("aria-invalid");
       try {
         const {out, fits, weights, usable} = compute();
         for (const output of table.querySelectorAll("output")) {
@@ -156,17 +154,15 @@
         error.textContent = problem.message;
         if (problem.field) field(problem.field).setAttribute("aria-invalid", "true");
         // The summary shows the problem too, by the model picker; the alert announces it.
-        const shown = document.createElement("span");
-        shown.setAttribute("aria-hidden", "true");
-        shown.textContent = problem.message;
-        summary.replaceChildren(shown);
+        summary.replaceChildren(element("span", problem.message, { "aria-hidden": "true" }));
       }
-      if (share) {
-        const state = new URLSearchParams();
-        for (const element of form.elements) {
-          if (element.name && !element.closest("[hidden]")) state.set(element.name, element.value);
+      // The link holds the fields shown, and nothing else.
+      if (keepInLink) {
+        const shown = {};
+        for (const control of form.elements) {
+          if (control.name && !control.closest("[hidden]")) shown[control.name] = control.value;
         }
-        history.replaceState(null, "", `${location.pathname}?${state}${location.hash}`);
+        share(shown, new URLSearchParams());
       }
       root.dataset.lastUpdateMs = (performance.now() - started).toFixed(3);
       root.dataset.ready = "";
@@ -183,10 +179,10 @@
     }
     applyPreset();
     for (const [name, value] of state) {
-      const element = name === "model" ? null : field(name);
-      if (!element) continue;
-      if (element.tagName === "SELECT" && !offered(element, value)) ignored.add(name);
-      else element.value = value;
+      const control = name === "model" ? null : field(name);
+      if (!control) continue;
+      if (control.tagName === "SELECT" && !offered(control, value)) ignored.add(name);
+      else control.value = value;
     }
     // A link that changes a preset's architecture makes it a custom model, as typing does.
     const changed = (name) => name in preset().fields &&

@@ -2,6 +2,7 @@
 // snippets/paged-attention/block_pool.py rule for rule (and so vLLM 0.26.0's BlockPool);
 // parity.py says what the page must show for each link, and the tests check it in Chromium.
 (() => {
+  const { fill, element, share } = courseKit;
   const OP = /^([A-Z]):(\d{1,6}|free)$/;
 
   class BadLink extends Error {}
@@ -119,27 +120,17 @@
     };
     let current = null;
 
-    const say = (template, values) =>
-      template.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
-
-    function cell(tag, content, attributes = {}) {
-      const element = document.createElement(tag);
-      element.textContent = content;
-      for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-      return element;
-    }
-
     function button(label, onClick) {
-      const element = cell("button", label, { type: "button" });
-      element.addEventListener("click", onClick);
-      return element;
+      const made = element("button", label, { type: "button" });
+      made.addEventListener("click", onClick);
+      return made;
     }
 
     function show(result) {
       const { pool, refused, happened, step, total } = result;
       root.querySelector('[data-key="step"]').value = `${step}/${total}`;
       const values = { ...happened, blocks: (happened.blocks ?? []).join(", ") };
-      happenedLine.textContent = say(text[happened.kind], values);
+      happenedLine.textContent = fill(text[happened.kind], values);
 
       const body = root.querySelector(".bt-requests tbody");
       body.replaceChildren();
@@ -148,15 +139,15 @@
         const table = pool.tables.get(request);
         const held = pool.tokens.get(request);
         table.forEach((block, index) => owner.set(block, `${request}${index}`));
-        const row = document.createElement("tr");
+        const row = element("tr", null);
         row.append(
-          cell("th", request),
-          cell("td", String(held), { "data-key": `tokens-${request}` }),
-          cell("td", table.join(" ") || "—", { "data-key": `table-${request}` }),
-          cell("td", held ? String(pool.slot(request, held - 1)) : "—",
-               { "data-key": `slot-${request}` }),
+          element("th", request),
+          element("td", String(held), { "data-key": `tokens-${request}` }),
+          element("td", table.join(" ") || "—", { "data-key": `table-${request}` }),
+          element("td", held ? String(pool.slot(request, held - 1)) : "—",
+                  { "data-key": `slot-${request}` }),
         );
-        const actions = document.createElement("td");
+        const actions = element("td", null);
         actions.append(
           button(labels.grow_one, () => act(`${request}:${held + 1}`)),
           button(labels.grow_block, () => act(`${request}:${held + pool.blockSize}`)),
@@ -171,10 +162,10 @@
       for (let block = 0; block < pool.numGpuBlocks; block += 1) {
         const label = owner.get(block) ?? (pool.hashed.has(block) ? "free#" : "free");
         const kind = block === pool.nullBlock ? "null" : owner.has(block) ? "used" : label;
-        const box = cell("div", "", { class: `bt-block bt-${kind.replace("#", "-hashed")}` });
+        const box = element("div", null, { class: `bt-block bt-${kind.replace("#", "-hashed")}` });
         if (kind === "used") box.style.setProperty("--bt-hue", (label.charCodeAt(0) * 47) % 360);
-        box.append(cell("span", String(block), { class: "bt-id" }),
-                   cell("span", label, { "data-key": `block-${block}` }));
+        box.append(element("span", String(block), { class: "bt-id" }),
+                   element("span", label, { "data-key": `block-${block}` }));
         grid.append(box);
       }
       root.querySelector('[data-key="free"]').value = pool.free
@@ -186,7 +177,7 @@
       root.querySelector('[data-key="refused"]').value = refused.join(", ") || "—";
     }
 
-    function update(share) {
+    function update(keepInLink) {
       settings.elements.blocks.value = state.blocks;
       settings.elements.block_size.value = state.block_size;
       settings.elements.caching.checked = state.caching === "1";
@@ -202,13 +193,7 @@
         view.hidden = true;
         happenedLine.textContent = "";
       }
-      if (share) {
-        const params = new URLSearchParams(location.search);
-        for (const key of ["blocks", "block_size", "caching", "ops"]) params.set(key, state[key]);
-        if (state.step === null) params.delete("step");
-        else params.set("step", state.step);
-        history.replaceState(null, "", `${location.pathname}?${params}${location.hash}`);
-      }
+      if (keepInLink) share(state); // a step of null: the last one
       root.dataset.ready = "true";
     }
 

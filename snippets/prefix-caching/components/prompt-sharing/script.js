@@ -5,25 +5,12 @@
 // mirrors, and the vLLM function that one mirrors. parity.py says what the page must show
 // for each link, and the tests check it in Chromium. Texts go in with textContent only.
 (() => {
+  const { Refused, fill, element, whole, once, LinkValues, attempt, share, fallbackNote,
+          InvalidFields, stepControls } = courseKit;
   const SETTINGS = ["num_gpu_blocks", "block_size", "max_tokens"];
-  const NUMBER = /^\d{1,6}$/;
   const NAMES = "ABCDEFGH";
   const NONE = "—";
   const PARTIAL = "·"; // a partly filled last block: it gets no hash
-  const done = new WeakSet();
-
-  // A run prefix_cache.py refuses (NoFreeBlocks): the key of its message in labels.yml and
-  // the numbers the message names.
-  class Refused extends Error {
-    constructor(key, values) {
-      super(key);
-      this.key = key;
-      this.values = values;
-    }
-  }
-
-  const fill = (text, values) =>
-    text.replace(/\{(\w+)\}/g, (whole, key) => (Object.hasOwn(values, key) ? String(values[key]) : whole));
 
   // block_pool.py: blocks_for (vLLM's cdiv in SingleTypeKVCacheManager.allocate_new_blocks).
   const blocksFor = (numTokens, blockSize) => Math.ceil(numTokens / blockSize);
@@ -191,13 +178,6 @@
     return `${Math.floor(tenths / 10)}.${tenths % 10}%`;
   }
 
-  // A link's text as a whole number within limits, or null.
-  function whole(text, [least, most]) {
-    if (typeof text !== "string" || !NUMBER.test(text)) return null;
-    const value = Number(text);
-    return value >= least && value <= most ? value : null;
-  }
-
   // A prompt's words, or null where it is not one the page takes.
   function readWords(words, limits, word) {
     const [least, most] = limits.words;
@@ -217,9 +197,6 @@
   const hue = (number) => Math.round((number * 137.508) % 360);
 
   function setup(root) {
-    if (done.has(root)) return;
-    done.add(root);
-    delete root.dataset.ready;
     const presets = JSON.parse(root.dataset.presets);
     const limits = JSON.parse(root.dataset.limits);
     const word = new RegExp(`^${root.dataset.word}$`);
@@ -230,8 +207,6 @@
     const texts = JSON.parse(root.dataset.texts);
     const start = root.dataset.start;
     const form = root.querySelector(".ps-settings");
-    const note = root.querySelector(".ps-note");
-    const invalidLine = root.querySelector(".ps-invalid");
     const error = root.querySelector(".ps-error");
     const view = root.querySelector(".ps-view");
     const list = root.querySelector(".ps-requests");
@@ -239,43 +214,21 @@
     const slider = root.querySelector(".ps-slider");
     const queue = root.querySelector(".ps-queue");
     const key = (name) => root.querySelector(`[data-key="${name}"]`);
-    const invalid = new Map(); // a field the reader typed a bad value into -> its message
-
-    function element(tag, text, attributes = {}) {
-      const made = document.createElement(tag);
-      if (text !== null) made.textContent = text;
-      for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
-      return made;
-    }
+    const invalid = new InvalidFields(root.querySelector(".ps-invalid"));
+    const showFallback = fallbackNote(root, messages, limits, presetNames[start]);
 
     // What the page runs: the link's values, or the fence's workload's where the link has
     // none or one the page does not take (named in the note).
-    const defaults = presets[start];
-    const link = new URLSearchParams(location.search);
-    const fallback = [];
+    const link = new LinkValues(presets[start]);
     const model = { settings: {}, workload: null, step: 0 };
     for (const name of SETTINGS) {
-      const value = whole(link.has(name) ? link.get(name) : defaults[name], limits[name]);
-      if (value === null) fallback.push(name);
-      model.settings[name] = value ?? whole(defaults[name], limits[name]);
+      model.settings[name] = link.read(name, (text) => whole(text, limits[name]) ?? undefined);
     }
-    model.workload = readPrompts(link.get("prompts") ?? defaults.prompts, limits, word);
-    if (model.workload === null) {
-      fallback.push("prompts");
-      model.workload = readPrompts(defaults.prompts, limits, word);
-    }
+    model.workload = link.read("prompts", (text) => readPrompts(text, limits, word) ?? undefined);
     let result = null; // the run shown, or null when refused
 
     function compute() {
-      try {
-        result = run(model.workload, model.settings);
-      } catch (problem) {
-        if (!(problem instanceof Refused)) throw problem;
-        result = null;
-        error.textContent = fill(messages[problem.key], problem.values);
-      }
-      error.hidden = result !== null;
-      view.hidden = result === null;
+      result = attempt(() => run(model.workload, model.settings), error, view, messages);
       for (const item of list.children) item.querySelector(".ps-result").hidden = result === null;
       if (!result) return;
       const bs = model.settings.block_size;
@@ -329,30 +282,9 @@
       key("rate").textContent = percent(after.hits, after.queries);
     }
 
-    function share() {
-      const params = new URLSearchParams(location.search);
-      for (const name of SETTINGS) params.set(name, String(model.settings[name]));
-      params.set("prompts", encode(model.workload));
-      params.set("step", String(model.step));
-      history.replaceState(null, "", `${location.pathname}?${params}${location.hash}`);
-      note.hidden = true; // the link no longer holds the values the note is about
-      key("fallback").textContent = "";
-    }
-
-    function showInvalid() {
-      invalidLine.textContent = [...invalid.values()].join(" ");
-      invalidLine.hidden = invalid.size === 0;
-    }
-
-    function mark(input, message) {
-      if (message === null) {
-        input.removeAttribute("aria-invalid");
-        invalid.delete(input);
-      } else {
-        input.setAttribute("aria-invalid", "true");
-        invalid.set(input, message);
-      }
-      showInvalid();
+    function shareState() {
+      share({ ...model.settings, prompts: encode(model.workload), step: model.step });
+      showFallback([]); // the link no longer holds the values the note is about
     }
 
     // Recompute after a reader's change; the step stays where it was if the run still has it.
@@ -360,20 +292,19 @@
       model.step = Math.min(model.step, model.workload.length - 1);
       compute();
       showStep();
-      share();
+      shareState();
     }
 
     function fillForm() {
       for (const name of SETTINGS) {
         const input = form.elements.namedItem(name);
         input.value = String(model.settings[name]);
-        mark(input, null);
+        invalid.mark(input, null);
       }
     }
 
     function fillRequests() {
-      for (const input of list.querySelectorAll("textarea")) invalid.delete(input);
-      showInvalid();
+      invalid.forget(list.querySelectorAll("textarea"));
       const items = model.workload.map((words, index) => {
         const name = NAMES[index];
         const item = element("li", null, { class: "ps-request", "data-index": String(index) });
@@ -409,28 +340,16 @@
       addButton.disabled = model.workload.length >= limits.requests[1];
     }
 
-    // The note: which of the link's values fell back, and what a link may hold.
-    if (fallback.length) {
-      const ranges = {};
-      for (const [name, [least, most]] of Object.entries(limits)) {
-        ranges[name] = fill(messages.range, { least, most });
-      }
-      note.querySelector(".ps-note-before").textContent =
-        fill(messages.fallback_before, { start: presetNames[start] });
-      note.querySelector(".ps-note-after").textContent = fill(messages.fallback_after, ranges);
-    }
-
     fillForm();
     fillRequests();
     model.step = model.workload.length - 1;
-    if (link.has("step")) {
-      const step = whole(link.get("step"), [0, model.workload.length - 1]);
-      if (step === null) fallback.push("step");
+    if (link.params.has("step")) {
+      const step = whole(link.params.get("step"), [0, model.workload.length - 1]);
+      if (step === null) link.fallback.push("step");
       else model.step = step;
     }
     compute();
-    key("fallback").textContent = fallback.join(", ");
-    note.hidden = fallback.length === 0;
+    showFallback(link.fallback);
     showStep();
 
     root.querySelector(".ps-presets").addEventListener("click", (event) => {
@@ -448,7 +367,7 @@
       const name = input.name;
       const value = whole(input.value.trim(), limits[name]);
       const [least, most] = limits[name];
-      mark(input, value === null ? fill(messages.invalid, { label: fieldNames[name], least, most }) : null);
+      invalid.mark(input, value === null ? fill(messages.invalid, { label: fieldNames[name], least, most }) : null);
       if (value === null) return;
       model.settings[name] = value;
       changed();
@@ -462,7 +381,7 @@
       const text = input.value.trim();
       const words = readWords(text === "" ? [] : text.split(/\s+/), limits, word);
       const [least, most] = limits.words;
-      mark(input, words === null ? fill(messages.invalid_prompt, {
+      invalid.mark(input, words === null ? fill(messages.invalid_prompt, {
         label: input.getAttribute("aria-label"), least, most, chars: limits.word_chars[1] }) : null);
       if (words === null) return;
       model.workload[index] = words;
@@ -493,20 +412,15 @@
 
     function go(step) {
       if (!result) return;
-      model.step = Math.min(Math.max(step, 0), model.workload.length - 1);
+      model.step = step;
       showStep();
-      share();
+      shareState();
     }
-    root.querySelector(".ps-steps").addEventListener("click", (event) => {
-      const where = event.target.closest("button")?.dataset.go;
-      if (!where) return;
-      const last = model.workload.length - 1;
-      go({ first: 0, prev: model.step - 1, next: model.step + 1, last }[where]);
-    });
-    slider.addEventListener("input", () => go(Number(slider.value)));
+    stepControls(root.querySelector(".ps-steps"), slider,
+                 () => result && { step: model.step, last: model.workload.length - 1 }, go);
     root.dataset.ready = "true";
   }
 
   document$.subscribe(() =>
-    document.querySelectorAll('[data-component="prompt-sharing"]').forEach(setup));
+    document.querySelectorAll('[data-component="prompt-sharing"]').forEach(once(setup)));
 })();

@@ -1,0 +1,159 @@
+// The component kit: what the in-page components (snippets/*/components/*/script.js) share.
+// render() in coursekit/components.py puts it before each component's own script, both
+// deferred, so it runs first; a page showing two components loads it twice, and the second
+// run keeps the first one's kit.
+window.courseKit ??= (() => {
+  const NUMBER = /^\d{1,6}$/;
+
+  // A run the lesson's code refuses: the key of its message in labels.yml and the numbers
+  // the message names.
+  class Refused extends Error {
+    constructor(key, values) {
+      super(key);
+      this.key = key;
+      this.values = values;
+    }
+  }
+
+  // A message with its {placeholders} filled in; one it has no value for stays as it is.
+  const fill = (text, values) =>
+    text.replace(/\{(\w+)\}/g, (whole, key) => (Object.hasOwn(values, key) ? String(values[key]) : whole));
+
+  // A new element; its text (null: none) goes in with textContent only.
+  function element(tag, text, attributes = {}) {
+    const made = document.createElement(tag);
+    if (text !== null) made.textContent = text;
+    for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
+    return made;
+  }
+
+  // A link's text as a whole number within limits, or null.
+  function whole(text, [least, most]) {
+    if (typeof text !== "string" || !NUMBER.test(text)) return null;
+    const value = Number(text);
+    return value >= least && value <= most ? value : null;
+  }
+
+  // setup(root) once for each root element, as document$ hands the page over again; a fresh
+  // copy of the element sets up anew.
+  function once(setup) {
+    const done = new WeakSet();
+    return (root) => {
+      if (done.has(root)) return;
+      done.add(root);
+      delete root.dataset.ready;
+      setup(root);
+    };
+  }
+
+  // The values the page's link holds (params), each read with a parse(text) that gives
+  // undefined for one the page does not take; where the link has none or one it does not
+  // take, the defaults' (the fence's), and fallback names it.
+  class LinkValues {
+    constructor(defaults) {
+      this.params = new URLSearchParams(location.search);
+      this.defaults = defaults;
+      this.fallback = [];
+    }
+
+    read(name, parse) {
+      const value = parse(this.params.has(name) ? this.params.get(name) : this.defaults[name]);
+      if (value !== undefined) return value;
+      this.fallback.push(name);
+      return parse(this.defaults[name]);
+    }
+  }
+
+  // run()'s result, or null where the lesson's code refuses the run (Refused): then the
+  // error element says why, in place of the view.
+  function attempt(run, error, view, messages) {
+    let result = null;
+    try {
+      result = run();
+    } catch (problem) {
+      if (!(problem instanceof Refused)) throw problem;
+      error.textContent = fill(messages[problem.key], problem.values);
+    }
+    error.hidden = result !== null;
+    view.hidden = result === null;
+    return result;
+  }
+
+  // The page's link with these values in its query (null: taken out), in place of the
+  // current one: the link shares what the page shows.
+  function share(values, params = new URLSearchParams(location.search)) {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === null) params.delete(name);
+      else params.set(name, String(value));
+    }
+    history.replaceState(null, "", `${location.pathname}?${params}${location.hash}`);
+  }
+
+  // The note (.ck-fallback) naming the link's values that fell back to the fence's, and what
+  // a link may hold: each limit [least, most] as messages.range, in messages.fallback_after.
+  // -> show(fallback); show([]) hides it, once the link holds the page's own values.
+  function fallbackNote(root, messages, limits, start) {
+    const note = root.querySelector(".ck-fallback");
+    return (fallback) => {
+      if (fallback.length) {
+        const ranges = {};
+        for (const [name, [least, most]] of Object.entries(limits)) {
+          ranges[name] = fill(messages.range, { least, most });
+        }
+        note.querySelector(".ck-fallback-before").textContent = fill(messages.fallback_before, { start });
+        note.querySelector(".ck-fallback-after").textContent = fill(messages.fallback_after, ranges);
+      }
+      note.querySelector('[data-key="fallback"]').textContent = fallback.join(", ");
+      note.hidden = fallback.length === 0;
+    };
+  }
+
+  // The fields a reader typed a value into that the page does not take: each is marked
+  // aria-invalid, and their messages show in one line while the page keeps computing with
+  // the last valid values.
+  class InvalidFields {
+    constructor(line) {
+      this.line = line;
+      this.messages = new Map();
+    }
+
+    // message null: the field's value is taken.
+    mark(input, message) {
+      if (message === null) {
+        input.removeAttribute("aria-invalid");
+        this.messages.delete(input);
+      } else {
+        input.setAttribute("aria-invalid", "true");
+        this.messages.set(input, message);
+      }
+      this.show();
+    }
+
+    // Fields about to be replaced by new ones.
+    forget(inputs) {
+      for (const input of inputs) this.messages.delete(input);
+      this.show();
+    }
+
+    show() {
+      this.line.textContent = [...this.messages.values()].join(" ");
+      this.line.hidden = this.messages.size === 0;
+    }
+  }
+
+  // The step buttons (data-go: first, prev, next, last) and the slider: go(step) with a step
+  // from 0 to the last. position() -> { step, last }, or null while there are no steps.
+  function stepControls(buttons, slider, position, go) {
+    buttons.addEventListener("click", (event) => {
+      const where = event.target.closest("button")?.dataset.go;
+      const now = position();
+      if (!where || !now) return;
+      const step = { first: 0, prev: now.step - 1, next: now.step + 1, last: now.last }[where];
+      go(Math.min(Math.max(step, 0), now.last));
+    });
+    slider.addEventListener("input", () => go(Number(slider.value)));
+  }
+
+  return { Refused, fill, element, whole, once, LinkValues, attempt, share, fallbackNote, InvalidFields,
+           stepControls };
+})();
