@@ -50,3 +50,10 @@ def on_post_build(config):
         target = Path(config.site_dir) / _url(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(asset, target)
+
+
+def on_serve(server, config, builder):
+    # The kit lives outside docs/ and snippets/, which `watch:` in mkdocs.yml already covers.
+    for asset in kit_assets():
+        server.watch(str(asset))
+    return server
