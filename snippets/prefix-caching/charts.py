@@ -21,8 +21,8 @@ def charts() -> dict[str, dict]:
     return {
         "hit-length-staircase": {
             "title": {
-                "zh": "同一个提示词发第二次，有多少个 token 来自缓存（block 大小 16）",
-                "en": "Cached tokens when a prompt is sent again (block size 16)",
+                "zh": "同一个提示词再发一次：来自缓存的 token 数",
+                "en": "Cached tokens when a prompt is sent again",
             },
             "x": {
                 "label": {"zh": "提示词的 token 数 N", "en": "Prompt tokens N"},

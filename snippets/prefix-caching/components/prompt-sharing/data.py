@@ -61,9 +61,10 @@ LIMITS = {
 }
 # The settings a link holds, in the order of the form.
 SETTINGS = ("num_gpu_blocks", "block_size", "max_tokens")
-# A word: ASCII letters and digits, CJK ideographs, and a few punctuation marks
+# A word: ASCII letters and digits, CJK ideographs, and a few punctuation marks, Chinese
+# ones too
 # (template.html hands the same pattern to script.js).
-WORD = r"[A-Za-z0-9\u3400-\u9fff'.?!:;-]{1,16}"
+WORD = r"[A-Za-z0-9\u3400-\u9fff'.?!:;，。？！：；、-]{1,16}"
 
 
 def state(preset: dict) -> dict[str, str]:

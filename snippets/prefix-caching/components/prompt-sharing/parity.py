@@ -271,6 +271,7 @@ def cases() -> list[dict[str, str]]:
         {"prompts": "<img src=x onerror=alert(1)>", "step": "<b>"},
         {"prompts": 'a" onmouseover="alert(1)'},
         {"prompts": "ＡＢ 你好"},  # full-width letters are not words here
+        {"prompts": "你好， 世界。|你好， 朋友？"},  # Chinese punctuation is
         {"prompts": "a,b|c"},
         {"step": "4"},
         {"step": "-1"},
