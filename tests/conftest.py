@@ -2,6 +2,7 @@
 source, and copies of the small fixture course (tests/fixture_course) to break."""
 
 import fcntl
+import importlib.util
 import json
 import os
 import shutil
@@ -230,3 +231,24 @@ def stand_in_vllm(stand_in_site, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(stand_in_site))
     monkeypatch.setenv("GPU_LAB_DRY_RUN", "1")
     return stand_in_site
+
+
+@pytest.fixture
+def load_stand_in():
+    """load_stand_in(path under tests/stand_in_vllm, module name): a file of the dry run's
+    stand-in for vLLM, run afresh as a module of its own."""
+    def load(relative: str, name: str):
+        spec = importlib.util.spec_from_file_location(name, ROOT / "tests/stand_in_vllm" / relative)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up
+        spec.loader.exec_module(module)
+        return module
+    return load
+
+
+@pytest.fixture
+def engine(monkeypatch, load_stand_in):
+    """The stand-in's engine (stand_in.py), as the GPU job's dry run runs it."""
+    monkeypatch.setenv("GPU_LAB_DRY_RUN", "1")
+    monkeypatch.delenv("VLLM_LOGGING_STREAM", raising=False)
+    return load_stand_in("vllm/vllm/stand_in.py", "stand_in_engine")

@@ -6,7 +6,6 @@ must not (outside the dry run, where a GPU is present, for a model or option it 
 """
 
 import ast
-import importlib.util
 import subprocess
 import sys
 
@@ -17,20 +16,6 @@ from kv_capacity import QWEN_FP8, predict
 from coursekit import ROOT, vllm_source
 
 STAND_IN = ROOT / "tests/stand_in_vllm"
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture
-def engine(monkeypatch):
-    monkeypatch.setenv("GPU_LAB_DRY_RUN", "1")
-    return load(STAND_IN / "vllm/vllm/stand_in.py", "stand_in_engine")
 
 
 def tree(src, relative):
@@ -189,13 +174,13 @@ def test_it_refuses_where_a_gpu_is_present(engine, monkeypatch, tmp_path):
         engine.start("Qwen/Qwen2.5-7B-Instruct-AWQ", {}, "LLM_CLASS")
 
 
-def test_its_torch_sees_a_gpu_only_in_the_dry_run(monkeypatch):
-    torch_file = STAND_IN / "torch/torch/__init__.py"
+def test_its_torch_sees_a_gpu_only_in_the_dry_run(monkeypatch, load_stand_in):
+    torch_file = "torch/torch/__init__.py"
     monkeypatch.delenv("GPU_LAB_DRY_RUN", raising=False)
     with pytest.raises(ImportError, match="loads only with GPU_LAB_DRY_RUN=1"):
-        load(torch_file, "stand_in_torch")
+        load_stand_in(torch_file, "stand_in_torch")
     monkeypatch.setenv("GPU_LAB_DRY_RUN", "1")
-    torch = load(torch_file, "stand_in_torch")
+    torch = load_stand_in(torch_file, "stand_in_torch")
     assert torch.cuda.is_available() and torch.version.cuda == "13.0"
     assert "dry run" in torch.cuda.get_device_name(0)
 

@@ -173,11 +173,10 @@ class PrefixCache(BlockPool):
         for block in hit:  # vllm/v1/core/block_pool.py: BlockPool.touch
             self._free.remove(block)
         self._tables[request_id], self._tokens[request_id] = hit, cached_tokens
-        cached_before = set(self._hash_of)
         new = super().allocate(request_id, computed)
         # A block handed out loses its hash: vllm/v1/core/block_pool.py:
         # BlockPool.get_new_blocks, with BlockPool._maybe_evict_cached_block.
-        evicted = [block for block in new if block in cached_before]
+        evicted = [block for block in new if block in self._hash_of]
         for block in evicted:
             block_hash = self._hash_of.pop(block)
             self._cached[block_hash].remove(block)

@@ -7,7 +7,6 @@ LLM() path records only steps with outputs, its engine core runs ahead of a lab 
 VLLM_ENABLE_V1_MULTIPROCESSING=0, and it refuses to log iteration details for the
 asynchronous scheduler it does not model."""
 
-import importlib.util
 import os
 import random
 import subprocess
@@ -17,21 +16,7 @@ import pytest
 from lab_trace import Iteration, Lab, iterations, predict_metrics, read_iterations, read_metrics
 from scheduler import Request
 
-from coursekit import ROOT
-
-STAND_IN = ROOT / "tests/stand_in_vllm/vllm/vllm/stand_in.py"
 MODEL = "Qwen/Qwen2.5-7B-Instruct-AWQ"
-
-
-@pytest.fixture
-def engine(monkeypatch):
-    monkeypatch.setenv("GPU_LAB_DRY_RUN", "1")
-    monkeypatch.delenv("VLLM_LOGGING_STREAM", raising=False)
-    spec = importlib.util.spec_from_file_location("stand_in_of_the_lab", STAND_IN)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def stand_in_run(engine, capsys, lab, every_step=True):

@@ -8,28 +8,12 @@ cached. The stand-in's reset fails while a request holds blocks, as vLLM's does,
 refuses what it does not model."""
 
 import ast
-import importlib.util
 import random
-import sys
 
 import pytest
 from prefix_cache import PrefixCache
 
-from coursekit import ROOT
-
-STAND_IN = ROOT / "tests/stand_in_vllm/vllm/vllm/stand_in.py"
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
-
-
-@pytest.fixture
-def engine(monkeypatch):
-    monkeypatch.setenv("GPU_LAB_DRY_RUN", "1")
-    monkeypatch.delenv("VLLM_LOGGING_STREAM", raising=False)
-    spec = importlib.util.spec_from_file_location("stand_in_of_lesson_5", STAND_IN)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def core(engine, blocks, caching=True):

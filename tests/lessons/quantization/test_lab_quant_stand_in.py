@@ -5,7 +5,6 @@ with the lesson's quant_memory.py, counted apart; it picks the quantization meth
 LLM.generate gives max_tokens tokens in the time of its decode estimate."""
 
 import ast
-import importlib.util
 import os
 import subprocess
 import sys
@@ -13,21 +12,7 @@ import sys
 import pytest
 from quant_memory import weight_bytes
 
-from coursekit import ROOT
-
-STAND_IN = ROOT / "tests/stand_in_vllm"
 KERNELS = "vllm/model_executor/kernels/linear"
-
-
-@pytest.fixture
-def engine(monkeypatch):
-    monkeypatch.setenv("GPU_LAB_DRY_RUN", "1")
-    spec = importlib.util.spec_from_file_location(
-        "stand_in_engine_q", STAND_IN / "vllm/vllm/stand_in.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["stand_in_engine_q"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def cuda_list(src, name):
