@@ -106,6 +106,14 @@ class Component:
         return "\n".join(lines[:-1] + tags + lines[-1:])
 
 
+def fence_choice(options: dict, key: str, choices) -> str:
+    """The one `key: value` line a component's fence holds, its value one of choices (for
+    a data.py)."""
+    if set(options) != {key} or options[key] not in choices:
+        raise ValueError(f"the fence holds one line, {key}: one of {', '.join(choices)}")
+    return options[key]
+
+
 def kit_assets() -> list[Path]:
     """The component kit's files, which the site has at assets/components/<file name>."""
     return list(KIT.values())

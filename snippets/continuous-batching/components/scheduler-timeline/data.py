@@ -6,6 +6,7 @@ import long_prompt
 import preemption
 import short_prompts
 from block_pool import BLOCK_SIZE
+from coursekit.components import fence_choice
 
 # The lesson's worked traces, in the page's order: the buttons that load them.
 PRESETS = {
@@ -65,11 +66,8 @@ def state(module) -> dict[str, str]:
 
 
 def data(options: dict) -> dict:
-    if set(options) != {"start"} or options["start"] not in PRESETS:
-        names = ", ".join(PRESETS)
-        raise ValueError(f"the fence holds one line, start: one of {names}")
     return {
-        "start": options["start"],
+        "start": fence_choice(options, "start", PRESETS),
         "limits": LIMITS,
         "presets": {name: state(module) for name, module in PRESETS.items()},
     }

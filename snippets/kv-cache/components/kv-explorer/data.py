@@ -6,6 +6,7 @@ in each precision, counted tensor by tensor by quant_memory.py (lesson 4), so th
 script only copies them.
 """
 
+from coursekit.components import fence_choice
 from explorer import WEIGHT_BYTES, preset_weight_bytes
 from hf_config import MLAConfig, Preset, read_presets
 from model_weights import count
@@ -75,10 +76,7 @@ def form_fields(preset: Preset) -> dict[str, int | float]:
 
 def data(options: dict) -> dict:
     presets = read_presets()
-    if set(options) != {"model"}:
-        raise ValueError("the fence holds one line, model: <the preset shown first>")
-    if options["model"] not in presets:
-        raise ValueError(f"model {options['model']!r} is not in model_presets.json")
+    fence_choice(options, "model", presets)
     if set(WEIGHT_NAMES) != set(WEIGHT_BYTES):
         raise ValueError("WEIGHT_NAMES and explorer.WEIGHT_BYTES name other precisions")
     first = form_fields(presets[options["model"]])

@@ -2,9 +2,9 @@
 
 from block_pool import BLOCK_SIZE
 from block_trace import NUM_GPU_BLOCKS, encode
+from coursekit.components import fence_choice
 
 
 def data(options: dict) -> dict:
-    if options != {"start": "trace"}:
-        raise ValueError("the fence holds one line, start: trace")
+    fence_choice(options, "start", ["trace"])
     return {"blocks": NUM_GPU_BLOCKS, "block_size": BLOCK_SIZE, "ops": encode()}

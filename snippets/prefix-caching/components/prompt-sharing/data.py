@@ -8,6 +8,8 @@ word is 0, the next 1, ...), so equal words are equal tokens. Requests run one a
 another, as prefix_cache.py's PrefixCache.run does.
 """
 
+from coursekit.components import fence_choice
+
 # The workloads, in the page's order: the buttons that load them. Prompts are separated
 # by "|" in a link, words by spaces.
 _SYSTEM = "you are a helpful assistant . answer in one short sentence ."  # 12 words
@@ -74,11 +76,8 @@ def state(preset: dict) -> dict[str, str]:
 
 
 def data(options: dict) -> dict:
-    if set(options) != {"start"} or options["start"] not in PRESETS:
-        names = ", ".join(PRESETS)
-        raise ValueError(f"the fence holds one line, start: one of {names}")
     return {
-        "start": options["start"],
+        "start": fence_choice(options, "start", PRESETS),
         "limits": LIMITS,
         "word": WORD,
         "presets": {name: state(preset) for name, preset in PRESETS.items()},
