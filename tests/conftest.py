@@ -126,7 +126,7 @@ def course_url(site):
 @pytest.fixture(scope="session")
 def chromium():
     if not browser.CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {browser.CHROMIUM}: apt-get install chromium")
+        pytest.skip(f"no Chromium at {browser.CHROMIUM}: apt-get install chromium-headless-shell")
     with browser.chromium() as chromium:
         yield chromium
 

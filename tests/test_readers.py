@@ -1,7 +1,9 @@
-"""Readers as they really open the site (issue 10): on a 390 px phone and a 1280 px screen,
-light and dark, in both languages, from a shared link, under a project sub-path as GitHub Pages
-serves it, with a keyboard, a screen reader (axe-core from npm, nothing fetched at run time)
-or a touch screen. Each browser test groups its checks per page load, to stay fast."""
+"""Readers as they really open the site, in headless Chromium (issue 10): every page in both
+languages, its formulas rendered offline, the language switcher and search; on a 390 px phone
+and a 1280 px screen, light and dark, from a shared link, under a project sub-path as GitHub
+Pages serves it, with a keyboard, a screen reader (axe-core from npm, nothing fetched at run
+time) or a touch screen. Each browser test groups its checks per page load, to stay fast: a
+page load costs about a second of CPU."""
 
 import json
 import re
@@ -12,7 +14,7 @@ import pytest
 
 from coursekit import ROOT
 from coursekit.components import components
-from coursekit.pages import mkdocs_config
+from coursekit.pages import mkdocs_config, pages
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SITE_URL = mkdocs_config(ROOT).site_url
@@ -72,23 +74,37 @@ CHINESE_WITHOUT_LANG = """() => {
 }"""
 
 
-@pytest.mark.parametrize("page_type", PAGE_TYPES)
-@pytest.mark.parametrize("language", ROOTS)
-def test_switcher_lands_on_the_same_page_under_a_project_path(tabs, course_url, language,
-                                                                page_type):
+# Every page of the learning path, and the pages around it, in both languages.
+PAGES = ["", "glossary/", "interview/", PAGE_TYPES["notebook"],
+         *sorted({f"{page.name}/" for page in pages(ROOT) if page.name.startswith("lessons/")})]
+FORMULA_NOT_RENDERED = ".arithmatex:not(:has(.katex)), .katex-error"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_each_page_switches_language_and_back_under_a_project_path(tabs, course_url, path):
+    """Opened in Chinese, switched to English, switched back: each language's page says its
+    language, renders its formulas offline, and the switcher lands on the same page."""
     tab = tabs()
-    tab.goto(url(course_url, language, page_type), wait_until="networkidle")
-    assert tab.locator("html").get_attribute("lang") == language
-    # No hreflang links in the head: Material fetched a sitemap.xml next to each (404s).
-    assert tab.locator("head link[rel=alternate][hreflang]").count() == 0
-    if language != "zh":
-        assert tab.evaluate(CHINESE_WITHOUT_LANG) == [], "Chinese text without lang=zh"
-    target = OTHER[language]
-    tab.hover(".md-header__option .md-select")
-    with tab.expect_navigation(wait_until="load"):
-        tab.click(f'.md-select__link[hreflang="{target}"]')
-    assert tab.url == url(course_url, target, page_type)
-    assert tab.locator("html").get_attribute("lang") == target
+    tab.goto(course_url + ROOTS["zh"] + path, wait_until="networkidle")
+    for language in ("zh", "en"):
+        where = f"{language} /{path}"
+        assert tab.url == course_url + ROOTS[language] + path, where
+        assert tab.locator("html").get_attribute("lang") == language, where
+        # No hreflang links in the head: Material fetched a sitemap.xml next to each (404s).
+        assert tab.locator("head link[rel=alternate][hreflang]").count() == 0, where
+        if language != "zh":
+            assert tab.evaluate(CHINESE_WITHOUT_LANG) == [], f"{where}: Chinese text without lang=zh"
+        assert tab.locator(FORMULA_NOT_RENDERED).count() == 0, f"{where}: a formula stayed raw"
+        if tab.locator(".arithmatex").count():  # KaTeX's font, from this site (formulas may be folded)
+            assert tab.evaluate("document.fonts.load('16px KaTeX_Main').then(f => f.length > 0, () => false)"), \
+                f"{where}: no KaTeX font"
+        tab.hover(".md-header__option .md-select")
+        with tab.expect_navigation(wait_until="load"):
+            tab.click(f'.md-select__link[hreflang="{OTHER[language]}"]')
+        if language == "zh":  # what the English page asks for after it loaded, too
+            tab.wait_for_load_state("networkidle")
+    assert tab.url == course_url + ROOTS["zh"] + path
+    assert tab.locator("html").get_attribute("lang") == "zh"
     assert tab.failed == [] and tab.off_site == []
 
 
@@ -108,8 +124,10 @@ def test_switching_language_keeps_the_section(tabs, site, course_url, source):
     assert tab.locator(headings).evaluate("h => h.getBoundingClientRect().top") < 200
 
 
+# Chinese arrives from an input method as text plus a final key press (committing the
+# candidate); typing the text and pressing End does the same.
 @pytest.mark.parametrize(("language", "queries"), [
-    ("en", ["memory", "block"]), ("zh", ["显存", "KV"]),
+    ("en", ["memory", "concurrency", "block"]), ("zh", ["显存", "并发", "KV"]),
 ])
 def test_search_stays_in_the_page_language(tabs, course_url, language, queries):
     tab = tabs()
@@ -126,6 +144,8 @@ def test_search_stays_in_the_page_language(tabs, course_url, language, queries):
         english = course_url + ROOTS["en"]
         wrong = [link for link in links if link.startswith(english) != (language == "en")]
         assert links and wrong == [], f"{query}: results in the other language: {wrong}"
+        lesson = url(course_url, language, "lesson")
+        assert lesson in [link.split("?")[0].split("#")[0] for link in links], f"{query}: {links}"
     assert tab.failed == [] and tab.off_site == []
 
 
@@ -168,8 +188,7 @@ def test_sitemap_lists_every_page_with_absolute_alternates(site):
         assert not HEAD_HREFLANG.search(html), f"{folder}: relative hreflang link in the head"
 
 
-# Each page load below checks everything that depends on the width, the scheme and the
-# language; axe-core runs its whole rule set (colour contrast included) on the page.
+# What a page shows that depends on the width, the colour scheme and the language.
 LAYOUT = """() => {
   // Whether a line of the code element ends inside a word: not after a space, - _ / . or =.
   const brokenInsideAWord = code => {
@@ -209,43 +228,64 @@ LAYOUT = """() => {
 }"""
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+# axe's rules that read colours, audited in each scheme at the desktop width (contrast is axe's
+# costliest rule by far, and colours do not depend on the width); the others read the page's
+# structure, which the scheme does not change: they are audited in the scheme a page opens in,
+# at both widths.
+MATERIAL_SCHEME = {"light": "default", "dark": "slate"}
+SCHEME_IS = "scheme => document.body.getAttribute('data-md-color-scheme') === scheme"
+AXE_RUN = """async ([colours, structure]) => {
+  const colourRules = ['color-contrast', 'link-in-text-block'];
+  const options = structure ? {rules: Object.fromEntries(colourRules.map(
+      rule => [rule, {enabled: colours}]))} : {runOnly: {type: 'rule', values: colourRules}};
+  return (await axe.run(document, {resultTypes: ['violations'], ...options})).violations.map(
+    v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '));
+}"""
+
+
 @pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
 @pytest.mark.parametrize("language", ROOTS)
-def test_home_and_lesson_at_each_width_and_scheme(tabs, course_url, language, width, scheme):
-    tab = tabs(width=width, scheme=scheme)
+def test_home_and_lesson_at_each_width_in_both_schemes(tabs, course_url, language, width):
+    """Each page opens in one scheme, then the reader's system switches to the other, which
+    Material follows live. Chinese pages open light and English ones dark, so that both ways
+    show that a page fetches only the charts of the scheme it opened in."""
+    schemes = ("light", "dark") if language == "zh" else ("dark", "light")
+    tab = tabs(width=width, scheme=schemes[0])
+    desktop = width != WIDTHS["phone"]
     for page_type in ("home", "lesson"):
+        tab.emulate_media(color_scheme=schemes[0])
         tab.goto(url(course_url, language, page_type), wait_until="load")
         tab.evaluate("document.fonts.ready.then(() => new Promise(r => setTimeout(r, 50)))")
-        where = f"{page_type} {language} {width}px {scheme}"
-        shown = tab.evaluate(LAYOUT)
-        assert shown["pageWidth"] <= width, f"{where}: the page scrolls sideways"
-        assert shown["scheme"] == ("slate" if scheme == "dark" else "default"), where
-        assert shown["media"] == "(prefers-color-scheme)", f"{where}: not following the system"
-        assert shown["unreachable"] == [], f"{where}: scrolls but takes no keyboard focus"
-        assert shown["noCue"] == [], f"{where}: scrolls with no visible cue"
-        assert shown["brokenCode"] == [], f"{where}: identifiers broken across lines"
-        if width == WIDTHS["phone"]:
-            assert shown["narrowCells"] == [], f"{where}: table cells squeezed"
         if page_type == "lesson":
-            assert shown["charts"], f"{where}: no chart shown"
-            for chart in shown["charts"]:
-                assert chart["src"].endswith(".dark.svg") == (scheme == "dark"), where
-                assert chart["link"] == chart["src"], f"{where}: the chart does not open full size"
-                assert chart["scale"] >= 0.7, f"{where}: chart text shrunk to {chart['scale']:.2f}"
-            other = ".svg" if scheme == "dark" else ".dark.svg"
+            other = ".svg" if schemes[0] == "dark" else ".dark.svg"
             assert not [u for u in tab.requested if "/charts/" in u and u.endswith(other)
                         and not (other == ".svg" and u.endswith(".dark.svg"))], \
-                f"{where}: the other scheme's charts were fetched too"
+                f"{language} {width}px {schemes[0]}: the other scheme's charts were fetched too"
         tab.add_script_tag(path=str(AXE))
-        # Contrast depends on the scheme, not the width, and is axe's costliest rule by far:
-        # it is audited at the desktop width, every other rule at both.
-        contrast = width != WIDTHS["phone"]
-        violations = tab.evaluate("""async (contrast) => (await axe.run(document,
-            {resultTypes: ['violations'], rules: {'color-contrast': {enabled: contrast}}}))
-            .violations.map(v => v.id + ': '
-            + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))""", contrast)
-        assert violations == [], f"{where}: {violations}"
+        for scheme in schemes:
+            where = f"{page_type} {language} {width}px {scheme}"
+            if scheme != schemes[0]:
+                tab.emulate_media(color_scheme=scheme)
+                tab.wait_for_function(SCHEME_IS, arg=MATERIAL_SCHEME[scheme])
+            shown = tab.evaluate(LAYOUT)
+            assert shown["scheme"] == MATERIAL_SCHEME[scheme], where
+            assert shown["media"] == "(prefers-color-scheme)", f"{where}: not following the system"
+            if scheme == schemes[0]:
+                assert shown["pageWidth"] <= width, f"{where}: the page scrolls sideways"
+                assert shown["unreachable"] == [], f"{where}: scrolls but takes no keyboard focus"
+                assert shown["noCue"] == [], f"{where}: scrolls with no visible cue"
+                assert shown["brokenCode"] == [], f"{where}: identifiers broken across lines"
+                if not desktop:
+                    assert shown["narrowCells"] == [], f"{where}: table cells squeezed"
+            if page_type == "lesson":
+                assert shown["charts"], f"{where}: no chart shown"
+                for chart in shown["charts"]:
+                    assert chart["src"].endswith(".dark.svg") == (scheme == "dark"), where
+                    assert chart["link"] == chart["src"], f"{where}: the chart does not open full size"
+                    assert chart["scale"] >= 0.7, f"{where}: chart text shrunk to {chart['scale']:.2f}"
+            if desktop or scheme == schemes[0]:
+                violations = tab.evaluate(AXE_RUN, [desktop, scheme == schemes[0]])
+                assert violations == [], f"{where}: {violations}"
     assert tab.failed == [] and tab.off_site == []
 
 
@@ -304,11 +344,10 @@ def outputs(tab) -> dict[str, str]:
         f"{EXPLORER} [data-key]", "elements => elements.map(e => [e.dataset.key, e.textContent])"))
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("language", ROOTS)
 def test_explorer_shows_what_needs_no_card_when_the_weights_do_not_fit(tabs, course_url,
-                                                                        language, scheme):
-    tab = tabs(width=WIDTHS["phone"], scheme=scheme)
+                                                                        language):
+    tab = tabs(width=WIDTHS["phone"])
     state = {"model": "Qwen2.5-14B-Instruct", "gpu": "24", "weight_dtype": "bf16"}
     open_explorer(tab, course_url, language, "?" + urlencode(state))
     expected = KV_EXPLORER.parity().expected(state)
@@ -345,8 +384,23 @@ def test_explorer_shows_what_needs_no_card_when_the_weights_do_not_fit(tabs, cou
                           arg=".kv-summary")
     assert warning.is_visible()
     tab.add_script_tag(path=str(AXE))
-    assert tab.evaluate(AXE_ON_THE_EXPLORER) == []
+    for scheme in ("light", "dark"):  # Material follows the system's scheme live
+        tab.emulate_media(color_scheme=scheme)
+        tab.wait_for_function(SCHEME_IS, arg=MATERIAL_SCHEME[scheme])
+        assert tab.evaluate(AXE_ON_THE_EXPLORER) == [], scheme
     assert tab.failed == [] and tab.off_site == []
+
+
+IGNORED_CHOICES = [{"kv_dtype": "bogus"}, {"weight_dtype": "bogus"}, {"gpu": "bogus"},
+                   {"model": "bogus"},
+                   {"model": "<img src=x onerror=alert(1)>", "gpu": "<script>alert(2)</script>",
+                    "kv_dtype": "1:fp8", "weight_dtype": "x\" onfocus=\"alert(3)"}]
+
+
+def in_turn(links: list, language: str) -> list:
+    """Every other link of a list, one half per language: each link is opened once, and the
+    explorer's parity contract already runs all of them (components/kv-explorer/parity.py)."""
+    return links[list(ROOTS).index(language)::len(ROOTS)]
 
 
 @pytest.mark.parametrize("language", ROOTS)
@@ -355,10 +409,7 @@ def test_explorer_ignores_choices_the_form_does_not_offer(tabs, course_url, lang
     dialogs = []
     tab.on("dialog", lambda dialog: dialogs.append(dialog.message) or dialog.dismiss())
     contract = KV_EXPLORER.parity()
-    for state in ({"kv_dtype": "bogus"}, {"weight_dtype": "bogus"}, {"gpu": "bogus"},
-                  {"model": "bogus"},
-                  {"model": "<img src=x onerror=alert(1)>", "gpu": "<script>alert(2)</script>",
-                   "kv_dtype": "1:fp8", "weight_dtype": "x\" onfocus=\"alert(3)"}):
+    for state in in_turn(IGNORED_CHOICES, language):
         open_explorer(tab, course_url, language, "?" + urlencode(state))
         ignored = contract.ignored(state)
         assert ignored, state
@@ -391,7 +442,7 @@ HOSTILE_NUMBERS = ["layers=1e300", "seq_len=1e308", "seq_len=1e400", "seq_len=" 
 def test_explorer_answers_hostile_numbers_with_the_fields_message(tabs, course_url, language):
     tab = tabs(width=WIDTHS["phone"])
     contract = KV_EXPLORER.parity()
-    for query in HOSTILE_NUMBERS:
+    for query in in_turn(HOSTILE_NUMBERS, language):
         open_explorer(tab, course_url, language, "?" + query)
         error = tab.locator(".kv-error")
         assert error.is_visible(), f"{query}: no error shown"

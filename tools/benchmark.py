@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from coursekit import ROOT
-from coursekit.browser import CHROMIUM, CHROMIUM_ARGS, chromium, free_port, serve
+from coursekit.browser import CHROMIUM_ARGS, DESKTOP_CHROMIUM, chromium, free_port, serve
 from coursekit.pages import mkdocs_config
 from coursekit.scaffold import new_lesson
 from coursekit.site import copy_course, mkdocs_build
@@ -167,7 +167,7 @@ def lighthouse(site: Path) -> list[str]:
                      "--quiet", f"--only-categories={','.join(CATEGORIES)}",
                      "--chrome-flags=--headless=new " + " ".join(CHROMIUM_ARGS),
                      *(["--preset=desktop"] if preset == "desktop" else [])],
-                    capture_output=True, text=True, env={**os.environ, "CHROME_PATH": str(CHROMIUM)})
+                    capture_output=True, text=True, env={**os.environ, "CHROME_PATH": str(DESKTOP_CHROMIUM)})
                 if result.returncode:
                     lines.append(f"lighthouse {language} {preset}: failed: {result.stderr[-500:]}")
                     continue
