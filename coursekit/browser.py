@@ -4,6 +4,7 @@ import functools
 import gzip
 import http.server
 import io
+import json
 import os
 import re
 import socket
@@ -106,6 +107,20 @@ def chromium():
             browser.close()
 
 
+# Material's search index, which every page fetches and builds in a worker: about a fifth of
+# a lesson page's CPU in the browser. Tabs that do not search get an empty one (skip_search):
+# without any, Material's other scripts stop too (the colour scheme, tooltips).
+SEARCH_INDEX = "**/search/search_index.json"
+EMPTY_SEARCH_INDEX = json.dumps({"config": {"lang": ["en"], "separator": "[\\s\\-]+",
+                                            "pipeline": []}, "docs": []})
+
+
+def skip_search(page) -> None:
+    """This tab's pages build an empty search index instead of the site's."""
+    page.route(SEARCH_INDEX, lambda route: route.fulfill(
+        status=200, content_type="application/json", body=EMPTY_SEARCH_INDEX))
+
+
 def page_showing(site: Path, name: str) -> str | None:
     """The URL path, from the site's root, of the first built page showing a component."""
     marker = f'data-component="{name}"'
@@ -133,7 +148,9 @@ def _shown(page, name: str) -> dict[str, str] | str:
 
 
 def _skip_media(route):
-    # Parity needs the page's HTML and scripts only; fonts and pictures only cost time.
+    # Parity needs the page's HTML and scripts only; fonts, pictures and search only cost time.
+    if route.request.url.endswith("/search/search_index.json"):
+        return route.fulfill(status=200, content_type="application/json", body=EMPTY_SEARCH_INDEX)
     if route.request.resource_type in ("image", "font", "media"):
         return route.abort()
     return route.continue_()

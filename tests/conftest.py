@@ -133,9 +133,11 @@ def chromium():
 
 @pytest.fixture
 def page(chromium):
-    """A fresh browser tab; page.off_site lists the requests that left 127.0.0.1."""
+    """A fresh browser tab, which does not search; page.off_site lists the requests that left
+    127.0.0.1."""
     context = chromium.new_context()
     tab = context.new_page()
+    browser.skip_search(tab)
     tab.set_default_timeout(15_000)
     tab.off_site = []
     tab.on("request", lambda request: request.url.startswith(
