@@ -77,12 +77,13 @@ def once(tmp_path_factory, name: str, make):
         return json.loads(record.read_text("utf-8"))
 
 
-def built_once(tmp_path_factory, name: str, root: Path, site: Path) -> subprocess.CompletedProcess:
-    """mkdocs_build(root, site), once per test run."""
+def built_once(tmp_path_factory, name: str, root: Path, site: Path,
+               in_process: bool = False) -> subprocess.CompletedProcess:
+    """mkdocs_build(root, site, in_process), once per test run."""
     def make():
         if site.exists():
             shutil.rmtree(site)
-        result = mkdocs_build(root, site)
+        result = mkdocs_build(root, site, in_process)
         return [result.returncode, result.stdout, result.stderr]
 
     returncode, stdout, stderr = once(tmp_path_factory, name, make)
@@ -175,7 +176,7 @@ def pristine_fixture(tmp_path_factory):
 def fixture_site(pristine_fixture, tmp_path_factory):
     """The fixture course, built once."""
     site = pristine_fixture.parent / "site"
-    result = built_once(tmp_path_factory, "fixture-site", pristine_fixture, site)
+    result = built_once(tmp_path_factory, "fixture-site", pristine_fixture, site, in_process=True)
     if result.returncode:
         pytest.fail(f"the fixture course does not build:\n{result.stderr}")
     return site

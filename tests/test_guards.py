@@ -191,7 +191,7 @@ def test_link_guard_fails_on_broken_links(fixture_site, tmp_path, edit):
 
 
 def failed_build(course, tmp_path) -> str:
-    result = mkdocs_build(course, tmp_path / "site")
+    result = mkdocs_build(course, tmp_path / "site", in_process=True)
     assert result.returncode != 0, "the build should have failed"
     return result.stderr
 
@@ -206,7 +206,7 @@ def test_fence_that_markdown_cannot_parse_shows_up_as_stray(course, tmp_path, ed
     # Pitfall of this stack: superfences rejects an unknown option, prints the fence as text,
     # and --strict stays green. Only the built HTML shows it.
     edit(course / FIRST_ZH, SIZE, SIZE.replace('"first_size.py"', '"x" test="skip"'))
-    result = mkdocs_build(course, tmp_path / "site")
+    result = mkdocs_build(course, tmp_path / "site", in_process=True)
     assert result.returncode == 0, result.stderr
     assert "lessons/first/index.html: a stray code fence is shown as text" in built_html(
         tmp_path / "site")
@@ -236,6 +236,6 @@ def test_gpu_lab_card_renders_at_any_indent(course, tmp_path, edit):
     text = (course / SECOND_EN).read_text("utf-8")
     card = text[text.index("```gpu-lab"):text.index("```", text.index("```gpu-lab") + 3) + 3]
     edit(course / SECOND_EN, card, '??? info "Lab"\n    ' + card.replace("\n", "\n    "))
-    assert mkdocs_build(course, tmp_path / "site").returncode == 0
+    assert mkdocs_build(course, tmp_path / "site", in_process=True).returncode == 0
     html = (tmp_path / "site/en/lessons/second/index.html").read_text("utf-8")
     assert built_html(tmp_path / "site") == [] and html.count('class="admonition gpu-lab"') == 1

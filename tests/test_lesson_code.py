@@ -93,7 +93,7 @@ def test_a_lesson_that_borrows_code_says_so_and_ships_it(course, tmp_path, edit)
         edit(course / "docs/lessons" / page, "```lesson-code\n",
              '```python title="uses_first.py"\n--8<-- "second/uses_first.py"\n```\n\n'
              f'```text title="{title}"\n--8<-- "second/uses_first.out"\n```\n\n```lesson-code\n')
-    result = mkdocs_build(course, tmp_path / "site")
+    result = mkdocs_build(course, tmp_path / "site", in_process=True)
     assert result.returncode == 0, result.stderr
     zh = (tmp_path / "site/lessons/second/index.html").read_text("utf-8")
     en = (tmp_path / "site/en/lessons/second/index.html").read_text("utf-8")

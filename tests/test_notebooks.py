@@ -100,6 +100,6 @@ def test_without_the_hook_notebooks_come_out_raw(course, tmp_path):
     hooks = [hook for hook in mkdocs_config(ROOT).hooks if not hook.endswith("notebooks.py")]
     with open(course / "mkdocs.yml", "a", encoding="utf-8") as config:
         config.write("hooks:\n" + "".join(f"  - {hook}\n" for hook in hooks))
-    result = mkdocs_build(course, tmp_path / "site")
+    result = mkdocs_build(course, tmp_path / "site", in_process=True)
     assert result.returncode == 0, result.stderr
     assert any("raw notebook" in p for p in notebook_pages_problems(tmp_path / "site", course))

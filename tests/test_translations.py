@@ -22,11 +22,11 @@ def test_source_change_marks_the_translation(course, tmp_path, edit):
     edit(course / "docs/lessons/first.zh.md", "## 3 · 代码\n", "## 3 · 代码\n\n新句子。\n")
     assert stale_translations(course) == [
         "docs/lessons/first.en.md: its zh source changed since it was translated"]
-    assert mkdocs_build(course, tmp_path / "stale").returncode == 0
+    assert mkdocs_build(course, tmp_path / "stale", in_process=True).returncode == 0
     html = (tmp_path / "stale/en/lessons/first/index.html").read_text("utf-8")
     assert NOTICE in html and 'href="../../../lessons/first/"' in html
 
     mark(course / "docs/lessons/first.en.md")
     assert stale_translations(course) == []
-    assert mkdocs_build(course, tmp_path / "fresh").returncode == 0
+    assert mkdocs_build(course, tmp_path / "fresh", in_process=True).returncode == 0
     assert NOTICE not in (tmp_path / "fresh/en/lessons/first/index.html").read_text("utf-8")
