@@ -156,12 +156,14 @@ def _skip_media(route):
     return route.continue_()
 
 
-def component_mismatches(page, base: str, site: Path, component, contract) -> list[str]:
+def component_mismatches(page, base: str, site: Path, component, contract,
+                         lesson_page: bool = True) -> list[str]:
     """Each case of a component's parity contract (coursekit/components.py) where the built
     page does not show what the lesson's Python computes. The first case is opened on the
-    lesson page itself, in Material. Then one page holding only the component, as the built
-    page has it (its HTML, script and style), takes every case in turn: the link's query is
-    set and the component's script sets up a fresh copy of its element, as on a page load."""
+    lesson page itself, in Material (unless lesson_page=False). Then one page holding only the
+    component, as the built page has it (its HTML, script and style), takes every case in
+    turn: the link's query is set and the component's script sets up a fresh copy of its
+    element, as on a page load."""
     path = page_showing(site, component.name)
     if path is None:
         return [f"no built page shows the {component.name} component"]
@@ -174,7 +176,7 @@ def component_mismatches(page, base: str, site: Path, component, contract) -> li
     page.route(f"**{bare_path}*", serve_bare)
     try:
         shown = [(path, queries[0], component_shows(page, f"{base}{path}?{queries[0]}",
-                                                    component.name))]
+                                                    component.name))] if lesson_page else []
         page.goto(f"{base}{bare_path}", wait_until="domcontentloaded")
         found = page.evaluate("queries => window.parityCases(queries)", queries)
         shown += [(bare_path, query, each) for query, each in zip(queries, found)]
