@@ -44,6 +44,12 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"a required test was skipped ({reason}); CI=true forbids that"
 
 
+def pytest_collection_modifyitems(items):
+    """The tests that need the built course go last: the first worker to reach one builds the
+    course while the others still have other tests to run, rather than wait for it."""
+    items.sort(key=lambda item: "build" in getattr(item, "fixturenames", ()))
+
+
 def pytest_addoption(parser):
     parser.addoption("--site-dir", help="build the course there and keep it (default: a"
                      " temporary folder); CI publishes the site its tests passed on")
