@@ -198,6 +198,9 @@ _BARE_PAGE = """<!doctype html><html lang="{language}"><head><meta charset="utf-
 <script>window.document$ = {{scripts: [], subscribe(next) {{ this.scripts.push(next); }}}};</script>
 </head><body>{component}
 <script>
+  // What no reader may be shown, whatever the link: JavaScript's names for broken numbers,
+  // or a number too long to be one (the course's numbers are grouped by thousands).
+  const UNREADABLE = /NaN|Infinity|undefined|\\d{{20}}/;
   const served = document.querySelector("[data-component]").cloneNode(true);
   const ready = (root) => new Promise((resolve) => {{
     const check = () => root.hasAttribute("data-ready") ? resolve() : setTimeout(check, 5);
@@ -212,8 +215,10 @@ _BARE_PAGE = """<!doctype html><html lang="{language}"><head><meta charset="utf-
       document$.scripts.forEach((next) => next(document));
       await ready(root);
       const alert = root.querySelector('[role="alert"]');
-      shown.push(alert && alert.checkVisibility() ? "error" : Object.fromEntries(
-        [...root.querySelectorAll("[data-key]")].map((e) => [e.dataset.key, e.textContent])));
+      const unreadable = root.innerText.match(UNREADABLE);
+      shown.push(unreadable ? "text showing " + unreadable[0]
+        : alert && alert.checkVisibility() ? "error" : Object.fromEntries(
+          [...root.querySelectorAll("[data-key]")].map((e) => [e.dataset.key, e.textContent])));
     }}
     return shown;
   }};

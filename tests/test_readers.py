@@ -438,9 +438,11 @@ def test_explorer_ignores_choices_the_form_does_not_offer(tabs, course_url, lang
     assert tab.failed == [] and tab.off_site == []
 
 
-HOSTILE_NUMBERS = ["layers=1e300", "seq_len=1e308", "seq_len=1e400", "seq_len=" + "9" * 300,
-                   "seq_len=-8192", "batch=2.5", "seq_len=NaN", "seq_len=Infinity",
-                   "utilization=1e-400", "block_size=0x10", "gpu=custom&gpu_gib=1e300",
+# One link per kind of message the explorer answers with, on the whole page: its parity
+# contract (components/kv-explorer/parity.py) runs these and more on the component alone,
+# where no link may make it show NaN, Infinity or a runaway number either.
+HOSTILE_NUMBERS = ["layers=1e300", "seq_len=" + "9" * 300, "seq_len=NaN", "utilization=1e-400",
+                   "gpu=custom&gpu_gib=1e300",
                    "model=custom&layers=1000&kv_heads=1000&head_dim=4096&attention_heads=1000"
                    "&seq_len=10000000&batch=100000"]
 

@@ -96,6 +96,10 @@ HOSTILE = [
         "gpu_gib": "1000",
         "weight_dtype": "fp8",
     },
+    {"seq_len": "9" * 300},  # a number too long for any field
+    {"utilization": "1e-400"},  # rounds to 0: below the field's minimum
+    {"block_size": "0x10"},
+    {"gpu": "custom", "gpu_gib": "1e300"},
     # Every field at its maximum: too large to compute exactly.
     {
         "model": "custom",
