@@ -443,6 +443,7 @@ def test_explorer_ignores_choices_the_form_does_not_offer(tabs, course_url, lang
 # One link per kind of message the explorer answers with, on the whole page: its parity
 # contract (components/kv-explorer/parity.py) runs these and more on the component alone,
 # where no link may make it show NaN, Infinity or a runaway number either.
+# The first is opened in both languages, for its message.
 HOSTILE_NUMBERS = ["layers=1e300", "seq_len=" + "9" * 300, "seq_len=NaN", "utilization=1e-400",
                    "gpu=custom&gpu_gib=1e300",
                    "model=custom&layers=1000&kv_heads=1000&head_dim=4096&attention_heads=1000"
@@ -453,7 +454,7 @@ HOSTILE_NUMBERS = ["layers=1e300", "seq_len=" + "9" * 300, "seq_len=NaN", "utili
 def test_explorer_answers_hostile_numbers_with_the_fields_message(tabs, course_url, language):
     tab = tabs(width=WIDTHS["phone"])
     contract = KV_EXPLORER.parity()
-    for query in in_turn(HOSTILE_NUMBERS, language):
+    for query in HOSTILE_NUMBERS[:1] + in_turn(HOSTILE_NUMBERS[1:], language):
         open_explorer(tab, course_url, language, "?" + query)
         error = tab.locator(".kv-error")
         assert error.is_visible(), f"{query}: no error shown"
@@ -462,12 +463,10 @@ def test_explorer_answers_hostile_numbers_with_the_fields_message(tabs, course_u
         assert not re.search(r"NaN|Infinity|\d{20}", shown.replace(",", "")), f"{query}: {shown}"
         assert tab.evaluate("document.scrollingElement.scrollWidth") <= WIDTHS["phone"], query
         assert tab.locator(".kv-results").is_hidden()
-    # The field's own message, with its range, in the page's language.
-    open_explorer(tab, course_url, language, "?layers=1e300")
-    label = KV_EXPLORER.labels[language]["layers"]
-    assert tab.locator(".kv-error").text_content() == message(language, "int", label=label,
-                                                              max="1,000")
-    assert tab.locator('input[name="layers"]').get_attribute("aria-invalid") == "true"
+        if query == HOSTILE_NUMBERS[0]:  # the field's own message, with its range
+            label = KV_EXPLORER.labels[language]["layers"]
+            assert error.text_content() == message(language, "int", label=label, max="1,000")
+            assert tab.locator('input[name="layers"]').get_attribute("aria-invalid") == "true"
     assert tab.failed == [] and tab.off_site == []
 
 
