@@ -117,8 +117,11 @@ EMPTY_SEARCH_INDEX = json.dumps({"config": {"lang": ["en"], "separator": "[\\s\\
 
 def skip_search(page) -> None:
     """This tab's pages build an empty search index instead of the site's."""
-    page.route(SEARCH_INDEX, lambda route: route.fulfill(
-        status=200, content_type="application/json", body=EMPTY_SEARCH_INDEX))
+    page.route(SEARCH_INDEX, _empty_search_index)
+
+
+def _empty_search_index(route):
+    route.fulfill(status=200, content_type="application/json", body=EMPTY_SEARCH_INDEX)
 
 
 def page_showing(site: Path, name: str) -> str | None:
@@ -150,7 +153,7 @@ def _shown(page, name: str) -> dict[str, str] | str:
 def _skip_media(route):
     # Parity needs the page's HTML and scripts only; fonts, pictures and search only cost time.
     if route.request.url.endswith("/search/search_index.json"):
-        return route.fulfill(status=200, content_type="application/json", body=EMPTY_SEARCH_INDEX)
+        return _empty_search_index(route)
     if route.request.resource_type in ("image", "font", "media"):
         return route.abort()
     return route.continue_()
