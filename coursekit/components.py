@@ -4,7 +4,9 @@ A component lives in a snippet folder, beside the code it mirrors:
 
     snippets/<slug>/components/<name>/
         template.html   Jinja2; gets `labels` (the page's language), `options` (the fence's
-                        `key: value` lines), `data` (from data.py) and `assets`
+                        `key: value` lines), `data` (from data.py) and `assets`; may import
+                        the kit's macros (KIT_TEMPLATE), e.g. {% from "component-kit.html"
+                        import step_bar %}
         labels.yml      {zh: {...}, en: {...}}: every text it shows, in both languages
         data.py         optional: data(options) -> dict, computed with the lesson's code
         script.js, style.css   optional: loaded only by the pages that show the component,
@@ -34,6 +36,8 @@ ASSETS = ("script.js", "style.css")
 # The component kit: what the components' scripts share, and what their styles share.
 KIT = {"script.js": ROOT / "coursekit" / "component-kit.js",
        "style.css": ROOT / "coursekit" / "component-kit.css"}
+# And the HTML they share, as Jinja macros for their templates (not an asset of the site).
+KIT_TEMPLATE = ROOT / "coursekit" / "component-kit.html"
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ class Component:
         if language not in self.labels:
             raise ValueError(f"{self.where('labels.yml')}: no {language} labels")
         environment = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(self.folder), autoescape=True,
+            loader=jinja2.FileSystemLoader([self.folder, KIT_TEMPLATE.parent]), autoescape=True,
             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
         environment.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
         template = environment.get_template("template.html")
@@ -117,6 +121,11 @@ def fence_choice(options: dict, key: str, choices) -> str:
 def kit_assets() -> list[Path]:
     """The component kit's files, which the site has at assets/components/<file name>."""
     return list(KIT.values())
+
+
+def kit_files() -> list[Path]:
+    """Every file of the component kit: its assets and its template macros."""
+    return [*kit_assets(), KIT_TEMPLATE]
 
 
 def components(root: Path = ROOT) -> dict[str, Component]:

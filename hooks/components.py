@@ -9,7 +9,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-from coursekit.components import components, kit_assets
+from coursekit.components import components, kit_assets, kit_files
 
 
 def _components(config):
@@ -54,6 +54,6 @@ def on_post_build(config):
 
 def on_serve(server, config, builder):
     # The kit lives outside docs/ and snippets/, which `watch:` in mkdocs.yml already covers.
-    for asset in kit_assets():
-        server.watch(str(asset))
+    for path in kit_files():
+        server.watch(str(path))
     return server

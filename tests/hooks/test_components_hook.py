@@ -2,7 +2,7 @@
 
 from coursekit import ROOT
 from coursekit.code import load
-from coursekit.components import kit_assets
+from coursekit.components import kit_files
 
 # The hook as MkDocs loads it: by its path.
 hook = load(ROOT / "hooks" / "components.py", "components_hook")
@@ -19,4 +19,4 @@ class Server:
 def test_serve_watches_the_component_kit():
     server = Server()
     assert hook.on_serve(server, config=None, builder=None) is server
-    assert sorted(server.watched) == sorted(str(path) for path in kit_assets())
+    assert sorted(server.watched) == sorted(str(path) for path in kit_files())
