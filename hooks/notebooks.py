@@ -20,10 +20,13 @@ from types import SimpleNamespace
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
-from mkdocs_jupyter.plugin import NotebookFile
 
 
 def _as_page(file, config):
+    # Imported here: the course's tooling loads the hooks with mkdocs.yml, and importing
+    # mkdocs-jupyter (nbconvert) costs each of its processes 1.5 s.
+    from mkdocs_jupyter.plugin import NotebookFile
+
     page = NotebookFile(file, **config)
     page.dest_path, page.abs_dest_path, page.url = file.dest_path, file.abs_dest_path, file.url
     return page
