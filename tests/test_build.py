@@ -1,8 +1,12 @@
 """`mkdocs build --strict` passes with zero warnings and yields clean, self-contained HTML."""
 
+import jinja2
+import pytest
+
 from coursekit import ROOT
 from coursekit.guards import broken_links, built_html
 from coursekit.pages import mkdocs_config, pages
+from coursekit.site import CompiledTemplates
 
 
 def test_strict_build_has_no_warnings(build):
@@ -32,3 +36,20 @@ def test_edit_link_opens_the_page_in_its_language(site):
     for page in pages(ROOT):
         html = (site / page.html).read_text("utf-8")
         assert f'href="{edit_uri}{page.relative}"' in html, page.html
+
+
+def test_in_process_builds_compile_a_template_once_and_again_when_it_changes():
+    """coursekit.site's in-process builds (the guard tests') share the theme's compiled
+    templates: only an unchanged template is served from what an earlier build compiled."""
+    templates = CompiledTemplates()
+
+    def render(source: str, compiles: bool) -> str:
+        env = jinja2.Environment(loader=jinja2.DictLoader({"page.html": source}),
+                                 bytecode_cache=templates)
+        if not compiles:
+            env.compile = lambda *args, **kwargs: pytest.fail("the template was compiled again")
+        return env.get_template("page.html").render(name="KV")
+
+    assert render("{{ name }} cache", compiles=True) == "KV cache"
+    assert render("{{ name }} cache", compiles=False) == "KV cache"
+    assert render("{{ name }} blocks", compiles=True) == "KV blocks"
