@@ -115,13 +115,20 @@ EMPTY_SEARCH_INDEX = json.dumps({"config": {"lang": ["en"], "separator": "[\\s\\
                                             "pipeline": []}, "docs": []})
 
 
-def skip_search(page) -> None:
-    """This tab's pages build an empty search index instead of the site's."""
-    page.route(SEARCH_INDEX, _empty_search_index)
+def skip_search(page, ask_the_site: bool = False) -> None:
+    """This tab's pages build an empty search index instead of the site's. ask_the_site=True
+    still requests the site's index where each page looks for it, and answers with the site's
+    status: a page that looks in the wrong place gets its 404."""
+    page.route(SEARCH_INDEX, _asked_search_index if ask_the_site else _empty_search_index)
 
 
 def _empty_search_index(route):
     route.fulfill(status=200, content_type="application/json", body=EMPTY_SEARCH_INDEX)
+
+
+def _asked_search_index(route):
+    response = route.fetch()
+    route.fulfill(response=response, body=EMPTY_SEARCH_INDEX if response.ok else response.body())
 
 
 def page_showing(site: Path, name: str) -> str | None:
