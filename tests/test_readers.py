@@ -36,6 +36,7 @@ def reader(chromium, width: int, scheme: str, search: str, **options):
     left the machine (off_site), responses of 400 or more (failed), and every URL asked for.
     Its pages build the site's search index only if it searches (search="built"); with
     search="asked" each page still asks the site for it, and fails on a 404."""
+    assert search in ("empty", "asked", "built"), f"search={search!r}"
     context = chromium.new_context(viewport={"width": width, "height": 900},
                                    color_scheme=scheme, **options)
     tab = context.new_page()
