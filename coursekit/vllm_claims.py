@@ -8,7 +8,9 @@ three or more words ending with a full stop), rows of option tables
 prose says the wheel requires: `package==x.y.z` (its METADATA's Requires-Dist), "CUDA N" (the
 CUDA runtime its extensions link) and "Python 3.a–3.b" (its Requires-Python). In every page and
 every file of every snippet folder (code, components, GPU checks): each rule cited as
-`vllm/<path>.py: <Name.name>` and each `vllm:<metric>` quoted.
+`vllm/<path>.py: <Name.name>`, each source file linked and each `vllm:<metric>` quoted. A rule
+cited in, or a link to, a file of vLLM's GPU model runners must be of the runner vLLM gives the
+course's model (COURSE_MODEL).
 
 Besides claims, tab_problems finds the labs whose two tabs, a Python `LLM(...)` and a
 `vllm serve` command, do not configure the engine the same way.
@@ -17,12 +19,14 @@ Besides claims, tab_problems finds the labs whose two tabs, a Python `LLM(...)` 
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shlex
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from coursekit import ROOT
 from coursekit import vllm_source as vllm
 from coursekit.code import module_files
 from coursekit.pages import INCLUDE, fence_lines, pages, snippet_file
@@ -41,6 +45,12 @@ LOG_SPAN = re.compile(r"[A-Z][\x20-\x7e]*\S \S+ [\x20-\x7e]*\.")
 # the function, class or attribute a rule mirrors.
 CITATION = re.compile(r"(vllm/[\w/]+\.py):\s*(?:(?:#|//)\s*)?([A-Za-z_]\w*(?:\.\w+)*)")
 METRIC = re.compile(r"\bvllm:[a-z]+(?:_[a-z]+)*")
+# The model every lab of lessons 2-5 serves (its config.json from the presets file): what the
+# pages cite of vLLM's GPU model runner must be the runner vLLM gives it.
+COURSE_MODEL = "Qwen2.5-7B-Instruct"
+# A link to a file of vLLM's source on GitHub (further reading).
+SOURCE_LINK = re.compile(r"github\.com/vllm-project/vllm/blob/v[\w.]+/(vllm/[\w/]+\.py)")
+PRESETS = "snippets/kv-cache/model_presets.json"
 # What Prometheus adds to a metric's name when it exports it.
 METRIC_SUFFIXES = ("_total", "_bucket", "_sum", "_count", "_created")
 
@@ -48,7 +58,7 @@ METRIC_SUFFIXES = ("_total", "_bucket", "_sum", "_count", "_created")
 @dataclass(frozen=True)
 class Claim:
     where: str  # file:line, and the pages that show it
-    kind: str  # keyword, flag, env, default, choice, log, version, source, metric
+    kind: str  # keyword, flag, env, default, choice, log, version, source, file, metric
     name: str
     value: str = ""
 
@@ -77,6 +87,8 @@ def claims(root: Path) -> list[Claim]:
             found += [Claim(f"{name}:{number}", "metric", metric) for metric in METRIC.findall(line)]
         found += [Claim(f"{name}:{text.count(chr(10), 0, cited.start()) + 1}", "source", *cited.groups())
                   for cited in CITATION.finditer(text) if cited[1] != "vllm/<path>.py"]
+        found += [Claim(f"{name}:{text.count(chr(10), 0, link.start()) + 1}", "file", link[1])
+                  for link in SOURCE_LINK.finditer(text)]
     return found
 
 
@@ -199,7 +211,12 @@ def check(claim: Claim, src: Path) -> str | None:
     if claim.kind == "log":
         return _check_log_line(claim.name, src)
     if claim.kind == "source":
-        return vllm.definition_problem(src, claim.name, claim.value)
+        return vllm.definition_problem(src, claim.name, claim.value) or runner_problem(
+            src, claim.name)
+    if claim.kind == "file":
+        if not (src / claim.name).is_file():
+            return f"vLLM {vllm.pinned_version()} has no {claim.name}"
+        return runner_problem(src, claim.name)
     if claim.kind == "metric":
         exported = vllm.metrics(src)
         if claim.name in exported or any(claim.name == metric + suffix for metric in exported
@@ -207,6 +224,23 @@ def check(claim: Claim, src: Path) -> str | None:
             return None
         return f"vLLM {vllm.pinned_version()} exports no metric {claim.name}"
     raise ValueError(f"unknown claim kind {claim.kind!r}")
+
+
+def course_model_config() -> dict:
+    presets = json.loads((ROOT / PRESETS).read_text("utf-8"))["models"]
+    return next(model["config"] for model in presets if model["name"] == COURSE_MODEL)
+
+
+def runner_problem(src: Path, relative: str, config: dict | None = None) -> str | None:
+    """None unless `relative` is a file of the GPU model runner that vLLM does not give the
+    course's model (or the model of `config`)."""
+    runner = vllm.model_runner(src, config or course_model_config())
+    other = "V1" if runner == "V2" else "V2"
+    if relative not in vllm.runner_files(src)[other]:
+        return None
+    return (f"{COURSE_MODEL if config is None else 'this model'} runs vLLM {vllm.pinned_version()}'s"
+            f" {runner} model runner (vllm/config/vllm.py: VllmConfig.use_v2_model_runner), but"
+            f" {relative} is the {other} runner's: cite the file that runs")
 
 
 def _python_range(specifier: str) -> tuple[str, str]:

@@ -376,3 +376,141 @@ def metrics(src: Path) -> set[str]:
     loggers = (src / "vllm/v1/metrics/loggers.py").read_text("utf-8")
     return set(re.findall(r'name="(vllm:[a-z_]+)"', loggers)) | set(
         re.findall(r'"(vllm:[a-z_]+_info)"', loggers))
+
+
+# -- which model runner a model gets -----------------------------------------------------------
+
+# The early returns of VllmConfig.use_v2_model_runner (vllm/config/vllm.py), in order: each
+# test as the wheel writes it, and how this rule reads it. The tests on the engine's options
+# are read as a course lab leaves them (VLLM_USE_V2_MODEL_RUNNER unset, no speculative
+# decoding, Triton installed with vLLM's CUDA wheel, no option the V2 runner lacks): not taken.
+# The two on the model are decided from its config.json (model_runner). When vLLM decides
+# otherwise than this list reads, the rule refuses to decide instead of guessing.
+V2_GATES = (
+    ("use_v2_model_runner is not None", "option"),
+    ("self.speculative_config is not None and self.speculative_config.method == 'dspark'",
+     "option"),
+    ("self._dflash_needs_multi_kv_group()", "option"),
+    ("self.model_config is not None and self.model_config.is_diffusion", "diffusion"),
+    ("not self._is_default_v2_model_runner_model()", "default model"),
+    ("not HAS_TRITON", "option"),
+    ("unsupported", "option"),
+)
+# The tests of VllmConfig._is_default_v2_model_runner_model before its return, and the return.
+DEFAULT_MODEL_GATES = (
+    "model_config is None",
+    "model_config.runner_type != 'generate'",
+    "getattr(model_config, 'is_hybrid', False)",
+    "getattr(model_config, 'is_attention_free', False)",
+)
+DEFAULT_MODEL_RETURN = (
+    "any((arch in DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES for arch in architectures))"
+    " or not model_config.is_moe")
+
+
+def _method(src: Path, relative: str, owner: str, name: str) -> ast.FunctionDef:
+    node = _defined(_defined(_tree(src, relative), owner), name)
+    if not isinstance(node, ast.FunctionDef):
+        raise ValueError(f"{relative} defines no method {owner}.{name}")
+    return node
+
+
+def _if_tests(function: ast.FunctionDef) -> list[str]:
+    return [ast.unparse(node.test) for node in function.body if isinstance(node, ast.If)]
+
+
+def _refuse(where: str, found, expected) -> ValueError:
+    return ValueError(f"{where} no longer decides as coursekit/vllm_source.py reads it: "
+                      f"{found!r}, expected {expected!r}; update model_runner")
+
+
+@cache
+def _v2_architectures(src: Path) -> frozenset[str]:
+    node = _defined(_tree(src, "vllm/config/vllm.py"), "DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES")
+    return frozenset(ast.literal_eval(node.value.args[0]))
+
+
+@cache
+def _expert_fields(src: Path) -> tuple[str, ...]:
+    """The config.json fields whose value vLLM takes for a model's number of experts
+    (ModelArchConfigConvertorBase.get_num_experts): a model with one is a mixture of experts."""
+    method = next(node for node in ast.walk(_tree(
+        src, "vllm/transformers_utils/model_arch_config_convertor.py"))
+        if isinstance(node, ast.FunctionDef) and node.name == "get_num_experts")
+    names = next(node.value for node in method.body if isinstance(node, ast.Assign)
+                 and ast.unparse(node.targets[0]) == "num_expert_names")
+    return tuple(ast.literal_eval(names))
+
+
+def _model_class_bases(src: Path, architecture: str) -> set[str]:
+    """The base classes of the class vLLM's model registry maps an architecture to."""
+    registry = _tree(src, "vllm/model_executor/models/registry.py")
+    for node in ast.walk(registry):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if getattr(key, "value", None) == architecture and isinstance(value, ast.Tuple):
+                    module, name = ast.literal_eval(value)
+                    cls = _defined(_tree(src, f"vllm/model_executor/models/{module}.py"), name)
+                    return {ast.unparse(base) for base in cls.bases}
+    raise ValueError(f"vLLM's model registry has no {architecture}")
+
+
+def model_runner(src: Path, config: dict) -> str:
+    """"V2" or "V1": the GPU model runner vLLM gives a model with this config.json when the lab
+    leaves the engine's options alone (VllmConfig.use_v2_model_runner, read, never run)."""
+    prop = _method(src, "vllm/config/vllm.py", "VllmConfig", "use_v2_model_runner")
+    tests = _if_tests(prop)
+    if tests != [test for test, _ in V2_GATES]:
+        raise _refuse("VllmConfig.use_v2_model_runner", tests, [test for test, _ in V2_GATES])
+    diffusion = _method(src, "vllm/config/model.py", "ModelConfig", "is_diffusion")
+    if "canvas_length" not in ast.unparse(diffusion.body[-1]):
+        raise _refuse("ModelConfig.is_diffusion", ast.unparse(diffusion.body[-1]), "canvas_length")
+    if config.get("canvas_length") is not None:
+        return "V2"
+    default = _method(src, "vllm/config/vllm.py", "VllmConfig", "_is_default_v2_model_runner_model")
+    tests, last = _if_tests(default), ast.unparse(default.body[-1].value)
+    if tests != list(DEFAULT_MODEL_GATES) or last != DEFAULT_MODEL_RETURN:
+        raise _refuse("VllmConfig._is_default_v2_model_runner_model", (tests, last),
+                      (DEFAULT_MODEL_GATES, DEFAULT_MODEL_RETURN))
+    architectures = config.get("architectures") or []
+    if not architectures or not all(a.endswith("ForCausalLM") for a in architectures):
+        raise ValueError(f"no rule here reads the runner type of {architectures}")
+    for architecture in architectures:  # runner_type is "generate" for a *ForCausalLM
+        bases = _model_class_bases(src, architecture)
+        if {"IsHybrid", "IsAttentionFree"} & bases:
+            return "V1"
+    is_moe = any(config.get(field) for field in _expert_fields(src))
+    if any(a in _v2_architectures(src) for a in architectures) or not is_moe:
+        return "V2"
+    return "V1"
+
+
+@cache
+def runner_files(src: Path) -> dict[str, frozenset[str]]:
+    """{"V1": files only the V1 runner runs, "V2": the V2 runner's files}. gpu_worker.py imports
+    one GPUModelRunner or the other (Worker.init_device: if self.use_v2_model_runner); the V2
+    runner is the package of its module; the V1 runner is its module and the worker modules it
+    imports that no file of the V2 package imports."""
+    worker = _tree(src, "vllm/v1/worker/gpu_worker.py")
+    branch = next(node for node in ast.walk(worker) if isinstance(node, ast.If)
+                  and ast.unparse(node.test) == "self.use_v2_model_runner"
+                  and any(isinstance(n, ast.ImportFrom) for n in node.body))
+
+    def runner(body) -> str:
+        imported = next(n for n in body if isinstance(n, ast.ImportFrom))
+        return imported.module.replace(".", "/") + ".py"
+
+    v2_module, v1_module = runner(branch.body), runner(branch.orelse)
+    v2_package = v2_module.rsplit("/", 1)[0]
+    v2 = frozenset(path.relative_to(src).as_posix()
+                   for path in (src / v2_package).rglob("*.py"))
+
+    def worker_imports(relative: str) -> set[str]:
+        return {node.module.replace(".", "/") + ".py" for node in ast.walk(_tree(src, relative))
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "vllm.v1.worker.") and (src / (node.module.replace(".", "/") + ".py")).is_file()}
+
+    shared = set().union(*(worker_imports(relative) for relative in v2))
+    v1 = {v1_module} | {path for path in worker_imports(v1_module)
+                        if path not in v2 and path not in shared}
+    return {"V1": frozenset(v1), "V2": v2}

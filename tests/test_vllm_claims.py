@@ -86,6 +86,11 @@ def test_the_lab_page_states_what_the_wheel_requires():
      "vllm/v1/core/block_pool.py defines no BlockPool.free_all"),
     (Claim("x", "source", "vllm/v1/core/no_such_file.py", "BlockPool"),
      "vLLM 0.26.0 has no vllm/v1/core/no_such_file.py"),
+    (Claim("x", "source", "vllm/v1/worker/block_table.py", "BlockTable.append_row"),
+     "Qwen2.5-7B-Instruct runs vLLM 0.26.0's V2 model runner"),
+    (Claim("x", "file", "vllm/v1/worker/gpu_model_runner.py"),
+     "vllm/v1/worker/gpu_model_runner.py is the V1 runner's"),
+    (Claim("x", "file", "vllm/v1/worker/no_such_file.py"), "vLLM 0.26.0 has no"),
     (Claim("x", "metric", "vllm:num_preemption"), "exports no metric vllm:num_preemption"),
     (Claim("x", "metric", "vllm:num_preemptions_totals"), "exports no metric"),
 ])
@@ -96,9 +101,66 @@ def test_new_kinds_of_claim_fail_when_wrong(claim, expected, vllm_src):
 def test_citations_and_metrics_are_found_in_pages_and_every_snippet_file():
     found = {(claim.kind, claim.name, claim.value) for claim in claims(ROOT)}
     assert {("source", "vllm/v1/core/block_pool.py", "BlockPool.free_blocks"),  # block_pool.py
-            ("source", "vllm/v1/worker/block_table.py", "_compute_slot_mapping_kernel"),
+            ("source", "vllm/v1/worker/gpu/block_table.py", "_compute_slot_mappings_kernel"),
+            ("file", "vllm/v1/core/block_pool.py", ""),
             ("metric", "vllm:kv_cache_usage_perc", ""),
             ("metric", "vllm:cache_config_info", "")} <= found
+
+
+# -- which GPU model runner a model gets ---------------------------------------------------------
+
+
+def _preset(name):
+    import json
+
+    models = json.loads((ROOT / "snippets/kv-cache/model_presets.json").read_text())["models"]
+    return next(model["config"] for model in models if model["name"] == name)
+
+
+@pytest.mark.parametrize(("config", "runner"), [
+    (_preset("Qwen2.5-7B-Instruct"), "V2"),  # dense
+    (_preset("Llama-3.1-8B-Instruct"), "V2"),
+    (_preset("DeepSeek-V3 (MLA)"), "V1"),  # experts, not in DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES
+    ({"architectures": ["MixtralForCausalLM"], "num_local_experts": 8}, "V1"),
+    ({"architectures": ["Qwen2MoeForCausalLM"], "num_experts": 60}, "V2"),  # in that set
+])
+def test_a_model_gets_the_runner_vllm_decides(config, runner, vllm_src):
+    assert vllm_source.model_runner(vllm_src, config) == runner
+
+
+def test_the_runners_files_are_told_apart(vllm_src):
+    files = vllm_source.runner_files(vllm_src)
+    assert {"vllm/v1/worker/gpu_model_runner.py", "vllm/v1/worker/block_table.py",
+            "vllm/v1/worker/gpu_input_batch.py"} <= files["V1"]
+    assert {"vllm/v1/worker/gpu/model_runner.py", "vllm/v1/worker/gpu/block_table.py"} <= files["V2"]
+    assert "vllm/v1/worker/utils.py" not in files["V1"] | files["V2"]  # both use it
+    from coursekit.vllm_claims import runner_problem
+    moe = {"architectures": ["MixtralForCausalLM"], "num_local_experts": 8}
+    assert "is the V2 runner's" in runner_problem(vllm_src, "vllm/v1/worker/gpu/block_table.py", moe)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("            or not model_config.is_moe\n", "            or model_config.is_moe\n"),
+    ("        if not self._is_default_v2_model_runner_model():\n            return False\n", ""),
+])
+def test_the_runner_rule_refuses_a_decision_it_does_not_read(old, new, vllm_src, tmp_path):
+    """A copy of the wheel whose VllmConfig decides otherwise: the rule says so instead of
+    answering from what it used to read."""
+    import shutil
+
+    for relative in ("vllm/config/vllm.py", "vllm/config/model.py",
+                     "vllm/model_executor/models/registry.py", "vllm/model_executor/models/qwen2.py",
+                     "vllm/transformers_utils/model_arch_config_convertor.py"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(vllm_src / relative, tmp_path / relative)
+    assert vllm_source.model_runner(tmp_path, _preset("Qwen2.5-7B-Instruct")) == "V2"
+    config = tmp_path / "vllm/config/vllm.py"
+    text = config.read_text()
+    assert text.count(old) == 1
+    config.write_text(text.replace(old, new))
+    vllm_source._tree.cache_clear()
+    with pytest.raises(ValueError, match="no longer decides as coursekit/vllm_source.py reads it"):
+        vllm_source.model_runner(tmp_path, _preset("Qwen2.5-7B-Instruct"))
 
 
 def test_a_log_format_itself_may_be_quoted(vllm_src):

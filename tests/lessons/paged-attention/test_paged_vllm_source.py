@@ -21,7 +21,7 @@ def test_the_lesson_cites_vllm_where_it_mirrors_it():
         ("vllm/v1/core/block_pool.py", "BlockPool.get_usage"),
         ("vllm/v1/core/kv_cache_utils.py", "get_num_blocks"),
         ("vllm/v1/kv_cache_interface.py", "AttentionSpec.real_page_size_bytes"),
-        ("vllm/v1/worker/block_table.py", "_compute_slot_mapping_kernel"),
+        ("vllm/v1/worker/gpu/block_table.py", "_compute_slot_mappings_kernel"),
         ("vllm/v1/core/single_type_kv_cache_manager.py", "SingleTypeKVCacheManager.free"),
     } <= quoted("source")
 

@@ -192,8 +192,9 @@
         const state = byId.get(id);
         // The tokens count as computed (vLLM: Scheduler._update_after_schedule).
         state.numComputedTokens += n;
-        // A partial prompt chunk samples nothing (GPUModelRunner._prepare_inputs discards
-        // it); the step that computes a prompt's last token samples the first output.
+        // A partial prompt chunk samples nothing (the V2 model runner counts no sampled token
+        // for it: vllm/v1/worker/gpu/input_batch.py: get_num_sampled_and_rejected); the step
+        // that computes a prompt's last token samples the first output.
         if (state.numComputedTokens < numTokens(state)) continue;
         state.numOutputTokens += 1;
         sampled.push(id);

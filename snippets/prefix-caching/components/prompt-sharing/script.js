@@ -103,7 +103,7 @@
       // Every full block of computed tokens gets its hash, prompt and output alike
       // (vllm/v1/core/kv_cache_manager.py: KVCacheManager.allocate_slots;
       // vllm/v1/core/block_pool.py: BlockPool.cache_full_blocks).
-      const table = hit.concat(added); // append-only (vllm/v1/worker/block_table.py)
+      const table = hit.concat(added); // append-only (vllm/v1/worker/gpu/block_table.py: BlockTables.append_block_ids)
       const keys = blockKeys(prompt.concat(output).slice(0, computed), bs);
       for (let i = hit.length; i < keys.length; i += 1) {
         this.hashOf.set(table[i], keys[i]);
