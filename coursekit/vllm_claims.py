@@ -270,6 +270,10 @@ def _check_log_line(line: str, src: Path) -> str | None:
         words.append(word)
     lead = " ".join(words)
     files = vllm.files_containing(src, '"' + lead)
+    # A message written as several string literals: look for its first words only.
+    while not files and len(words) > 3:
+        words.pop()
+        files = vllm.files_containing(src, '"' + " ".join(words))
     if any(fmt == line or (_specific(fmt) and vllm.format_regex(fmt).match(line))
            for path in files for fmt in vllm.log_formats(path)):
         return None

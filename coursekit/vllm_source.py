@@ -328,9 +328,11 @@ def files_containing(src: Path, text: str) -> list[Path]:
 
 @cache
 def log_formats(path: Path) -> list[str]:
-    """Every %-format string constant in one vLLM source file."""
+    """Every string constant in one vLLM source file that a log line may come from: a %-format,
+    or a message of several words printed as it is (a line must then equal it)."""
     return [node.value for node in ast.walk(ast.parse(path.read_text("utf-8")))
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "%" in node.value]
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and ("%" in node.value or node.value.count(" ") >= 2)]
 
 
 def format_regex(log_format: str) -> re.Pattern:

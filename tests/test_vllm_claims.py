@@ -163,6 +163,20 @@ def test_the_runner_rule_refuses_a_decision_it_does_not_read(old, new, vllm_src,
         vllm_source.model_runner(tmp_path, _preset("Qwen2.5-7B-Instruct"))
 
 
+RAW_PROMPTS = ("Passing raw prompts to InputProcessor is deprecated and will be removed in v0.18."
+               " You should instead pass the outputs of Renderer.render_cmpl() or"
+               " Renderer.render_chat().")
+
+
+def test_a_message_written_as_several_literals_is_found(vllm_src):
+    """input_processor.py writes this warning as three string literals: it is one line."""
+    assert check(Claim("x", "log", RAW_PROMPTS), vllm_src) is None
+    assert "no log format" in check(Claim("x", "log", RAW_PROMPTS.replace("v0.18", "v0.19")),
+                                     vllm_src)
+    assert ("log", RAW_PROMPTS) in {(claim.kind, claim.name) for claim in CLAIMS
+                                    if claim.where.startswith("docs/lessons/paged-attention.")}
+
+
 def test_a_log_format_itself_may_be_quoted(vllm_src):
     assert check(Claim("x", "log", "Setting kv cache block size to %d for %s backend."),
                  vllm_src) is None
