@@ -3,12 +3,15 @@ spent on the running requests first and then on waiting ones in arrival order;
 chunked prefill; preemption by recompute when KV blocks run out.
 
 Every rule names the vLLM function it mirrors (vllm/<path>: <function>, read from
-the 0.26.0 wheel). KV blocks come from lesson 2's block pool. Left out, as for a
-plain text model with vLLM's defaults: speculative decoding, the watermark (0.0),
-LoRA, multimodal inputs, stop strings and EOS (a request runs until max_tokens),
-max_model_len, async scheduling, and prefix cache hits (as with
-enable_prefix_caching=False: with it on, a preempted request may find some of its
-own full blocks still cached when it comes back, and recompute less).
+the 0.26.0 wheel). KV blocks come from lesson 2's block pool, or, with
+enable_prefix_caching=True, from lesson 5's prefix cache: a request then starts
+from the cached blocks of its prompt, also its own after a preemption.
+async_scheduling=True runs the engine as vLLM does by default: step N+1 is
+scheduled before step N's output is processed. Both are vLLM's defaults; both
+default to False here, the simpler engine the lesson starts from. Left out, as for
+a plain text model: speculative decoding, the watermark (0.0), LoRA, multimodal
+inputs, stop strings and EOS (a request runs until max_tokens), max_model_len,
+pipeline parallelism and KV connectors.
 """
 
 from __future__ import annotations
@@ -17,11 +20,15 @@ from collections import deque
 from dataclasses import dataclass
 
 from block_pool import BLOCK_SIZE, BlockPool, NoFreeBlocks, blocks_for
+from prefix_cache import PrefixCache
 
 # `vllm serve` on a card under 70 GiB
 # (vllm/engine/arg_utils.py: EngineArgs.get_batch_defaults).
 MAX_NUM_BATCHED_TOKENS = 2048
 MAX_NUM_SEQS = 256
+# Token ids above the vocabulary (Qwen2.5's is 152,064): a request given no prompt
+# gets a run of them no other prompt has.
+UNIQUE_TOKENS = 1_000_000_000
 
 
 def _whole(name: str, value, least: int) -> int:
@@ -40,6 +47,8 @@ class Request:
     prompt_tokens: int
     max_tokens: int
     arrival_step: int = 0
+    # Its token ids, for prefix caching; None: tokens no other prompt has.
+    prompt: tuple[int, ...] | None = None
 
     def __post_init__(self):
         name = self.request_id
@@ -48,16 +57,30 @@ class Request:
         _whole(f"prompt_tokens of request {name!r}", self.prompt_tokens, 1)
         _whole(f"max_tokens of request {name!r}", self.max_tokens, 1)
         _whole(f"arrival_step of request {name!r}", self.arrival_step, 0)
+        if self.prompt is not None:
+            if not isinstance(self.prompt, tuple) or len(self.prompt) != self.prompt_tokens:
+                raise ValueError(
+                    f"prompt of request {name!r} must be a tuple of its"
+                    f" {self.prompt_tokens} token ids, got {self.prompt!r}"
+                )
+            for token in self.prompt:
+                _whole(f"a token id of request {name!r}", token, 0)
 
 
 class _State:
     """What the scheduler tracks of a request (vllm/v1/request.py: Request)."""
 
-    def __init__(self, request: Request):
+    def __init__(self, request: Request, prompt: list[int]):
         self.request = request
         self.id = request.request_id
+        self.tokens = prompt  # Request.all_token_ids: prompt, then output tokens
         self.num_computed_tokens = 0
         self.num_output_tokens = 0
+        # Tokens scheduled whose output is not processed yet (async scheduling).
+        self.num_output_placeholders = 0
+        self.num_preemptions = 0
+        self.is_prefill_chunk = False
+        self.preempted = False  # RequestStatus.PREEMPTED, until it runs again
 
     @property
     def num_tokens(self) -> int:  # Request.num_tokens: prompt + output tokens
@@ -72,12 +95,21 @@ class Step:
     scheduled: dict[str, int]  # request id -> tokens computed, in schedule order
     computed_before: dict[str, int]  # request id -> tokens it had computed
     decoding: list[str]  # got one new token: no prompt chunk, no recompute
-    sampled: list[str]  # produced an output token at the end of the step
+    sampled: list[str]  # the model samples a token for them in this step
     preempted: list[str]  # in the order they were preempted
-    finished: list[str]
+    finished: list[str]  # finished when an output was processed in this step
     running: list[str]  # after the step, in vLLM's running order
     waiting: list[str]  # after the step, head first
     free_blocks: int
+    # Prefix cache lookups of new requests so far, in tokens (0 without caching).
+    hits: int = 0
+    queries: int = 0
+
+
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return value
 
 
 class Scheduler:
@@ -89,6 +121,8 @@ class Scheduler:
         block_size: int = BLOCK_SIZE,
         long_prefill_token_threshold: int = 0,
         enable_chunked_prefill: bool = True,
+        enable_prefix_caching: bool = False,
+        async_scheduling: bool = False,
     ):
         budget = _whole("max_num_batched_tokens", max_num_batched_tokens, 1)
         self.max_num_batched_tokens = budget
@@ -104,16 +138,20 @@ class Scheduler:
         self.long_prefill_token_threshold = _whole(
             "long_prefill_token_threshold", long_prefill_token_threshold, 0
         )
-        if not isinstance(enable_chunked_prefill, bool):
-            raise ValueError(
-                "enable_chunked_prefill must be True or False,"
-                f" got {enable_chunked_prefill!r}"
-            )
-        self.enable_chunked_prefill = enable_chunked_prefill
-        self.pool = BlockPool(_whole("num_gpu_blocks", num_gpu_blocks, 1), block_size)
+        self.enable_chunked_prefill = _flag(
+            "enable_chunked_prefill", enable_chunked_prefill
+        )
+        self.enable_prefix_caching = _flag(
+            "enable_prefix_caching", enable_prefix_caching
+        )
+        # vllm/v1/core/sched/async_scheduler.py: AsyncScheduler
+        self.async_scheduling = _flag("async_scheduling", async_scheduling)
+        pool = PrefixCache if enable_prefix_caching else BlockPool
+        self.pool = pool(_whole("num_gpu_blocks", num_gpu_blocks, 1), block_size)
         # vllm/v1/core/sched/request_queue.py: FCFSRequestQueue, a deque
         self.waiting: deque[_State] = deque()
         self.running: list[_State] = []
+        self._next_unique = UNIQUE_TOKENS
 
     def check(self, request: Request) -> None:
         """Refuse a request that could never finish, as vLLM refuses such a setup."""
@@ -142,17 +180,33 @@ class Scheduler:
         # A new request joins the back of the waiting queue
         # (vllm/v1/core/sched/scheduler.py: Scheduler.add_request).
         self.check(request)
-        self.waiting.append(_State(request))
+        prompt = request.prompt
+        if prompt is None:
+            start, self._next_unique = self._next_unique, self._next_unique + request.prompt_tokens
+            prompt = range(start, self._next_unique)
+        self.waiting.append(_State(request, list(prompt)))
 
     def _allocate_slots(
-        self, state: _State, num_new_tokens: int, full_sequence_must_fit: bool
+        self, state: _State, num_new_tokens: int, hit: list[int] | None = None
     ) -> bool:
         """vllm/v1/core/kv_cache_manager.py: KVCacheManager.allocate_slots, for one
-        full-attention group: no prefix-cache hit, no lookahead, no watermark."""
+        full-attention group: no lookahead, no watermark. hit: the cached blocks a
+        waiting request starts from (None for a running request)."""
         pool = self.pool
-        held = len(pool.block_table(state.id)) if state.id in pool.requests else 0
         # A waiting request is admitted only if its whole sequence so far fits in
         # the free blocks (SchedulerConfig.scheduler_reserve_full_isl, default True).
+        full_sequence_must_fit = hit is not None
+        if self.enable_prefix_caching:
+            new = pool.allocate_slots(
+                state.id,
+                state.tokens,
+                state.num_computed_tokens,
+                num_new_tokens,
+                hit or (),
+                full_sequence_must_fit,
+            )
+            return new is not None
+        held = len(pool.block_table(state.id)) if state.id in pool.requests else 0
         if full_sequence_must_fit:
             whole = blocks_for(state.num_tokens, pool.block_size)
             if whole - held > pool.num_free_blocks:
@@ -170,6 +224,8 @@ class Scheduler:
         if state.id in self.pool.requests:
             self.pool.free(state.id)
         state.num_computed_tokens = 0
+        state.num_preemptions += 1
+        state.preempted = True
         self.waiting.appendleft(state)
 
     def schedule(self) -> tuple[dict[str, int], list[str]]:
@@ -184,15 +240,29 @@ class Scheduler:
         req_index = 0
         while req_index < len(self.running) and token_budget > 0:
             state = self.running[req_index]
-            # What it lacks: the rest of its prompt (or recompute), or one token.
-            num_new_tokens = state.num_tokens - state.num_computed_tokens
+            # Async scheduling: no extra step for a request whose last token is
+            # already on its way (AsyncScheduler's placeholders).
+            if (
+                state.num_output_placeholders > 0
+                and state.num_computed_tokens + 2 - state.num_output_placeholders
+                >= state.request.prompt_tokens + state.request.max_tokens
+            ):
+                req_index += 1
+                continue
+            # What it lacks: the rest of its prompt (or recompute), or one token,
+            # counting the tokens still on their way as known.
+            num_new_tokens = (
+                state.num_tokens
+                + state.num_output_placeholders
+                - state.num_computed_tokens
+            )
             if 0 < threshold < num_new_tokens:
                 num_new_tokens = threshold
             num_new_tokens = min(num_new_tokens, token_budget)
             # Blocks run out: preempt the last running request (FCFS policy), again
             # and again, until this one fits or is itself the one preempted.
             fits = True
-            while not self._allocate_slots(state, num_new_tokens, False):
+            while not self._allocate_slots(state, num_new_tokens):
                 victim = self.running.pop()
                 self._preempt_request(victim)
                 preempted.append(victim.id)
@@ -211,9 +281,16 @@ class Scheduler:
                 if len(self.running) >= self.max_num_seqs:
                     break
                 state = self.waiting[0]
+                # Its cached blocks, looked up (and counted) at every try, a
+                # preempted request's own among them (KVCacheManager.get_computed_blocks).
+                hit, num_computed_tokens = [], 0
+                if self.enable_prefix_caching:
+                    hit, num_computed_tokens = self.pool.get_computed_blocks(
+                        state.tokens, preempted=state.num_preemptions > 0
+                    )
                 # A new request computes its prompt; a preempted one its prompt and
                 # the tokens it had generated (request.num_tokens).
-                num_new_tokens = state.num_tokens - state.num_computed_tokens
+                num_new_tokens = state.num_tokens - num_computed_tokens
                 if 0 < threshold < num_new_tokens:
                     num_new_tokens = threshold
                 # Without chunked prefill, a prompt longer than what is left of the
@@ -221,43 +298,82 @@ class Scheduler:
                 if not self.enable_chunked_prefill and num_new_tokens > token_budget:
                     break
                 num_new_tokens = min(num_new_tokens, token_budget)
-                if not self._allocate_slots(state, num_new_tokens, True):
+                if not self._allocate_slots(state, num_new_tokens, hit):
                     break  # too few free blocks: it waits, and all behind it
                 self.waiting.popleft()
                 self.running.append(state)
+                state.preempted = False
+                state.num_computed_tokens = num_computed_tokens
                 scheduled[state.id] = num_new_tokens
                 token_budget -= num_new_tokens
 
         assert sum(scheduled.values()) <= self.max_num_batched_tokens
         assert len(self.running) <= self.max_num_seqs
+        self._update_after_schedule(scheduled)
         return scheduled, preempted
 
-    def update_from_output(
-        self, scheduled: dict[str, int]
-    ) -> tuple[list[str], list[str]]:
-        """After the step ran (vllm/v1/core/sched/scheduler.py:
-        Scheduler.update_from_output). Returns who sampled a token, who finished."""
-        sampled, finished = [], []
+    def _update_after_schedule(self, scheduled: dict[str, int]) -> None:
+        """The scheduled tokens count as computed at once, so that the next step
+        can be scheduled before this one's output is back
+        (vllm/v1/core/sched/scheduler.py: Scheduler._update_after_schedule). A
+        chunk that does not reach the end of the known tokens samples nothing: the
+        model runner discards it. With async scheduling a request that samples gets
+        a placeholder for the token it will get
+        (vllm/v1/core/sched/async_scheduler.py: AsyncScheduler._update_after_schedule)."""
         by_id = {state.id: state for state in self.running}
         for request_id, num_tokens in scheduled.items():
             state = by_id[request_id]
-            # The tokens count as computed (in vLLM already at schedule time:
-            # Scheduler._update_after_schedule).
             state.num_computed_tokens += num_tokens
-            # A partial prompt chunk samples nothing: the model runner discards it
-            # (vllm/v1/worker/gpu_model_runner.py: GPUModelRunner._prepare_inputs);
-            # the step that computes a prompt's last token samples the first output.
-            if state.num_computed_tokens < state.num_tokens:
-                continue
+            state.is_prefill_chunk = state.num_computed_tokens < (
+                state.num_tokens + state.num_output_placeholders
+            )
+            if self.async_scheduling and not state.is_prefill_chunk:
+                state.num_output_placeholders += 1
+
+    def update_from_output(
+        self, scheduled: dict[str, int], sampled: list[str] | None = None
+    ) -> tuple[list[str], list[str]]:
+        """A step's output is back (vllm/v1/core/sched/scheduler.py:
+        Scheduler.update_from_output): each request that sampled gets its token
+        (sampled: by default, every request of the step that is not in the middle
+        of its prompt). The stand-in model samples token id -1 - k as a request's
+        k-th output token: tokens no prompt holds, the same for the same prompt, as
+        greedy decoding gives. Returns who sampled and who finished."""
+        if sampled is None:
+            sampled = self.sampling(scheduled)
+        finished = []
+        states = {state.id: state for state in [*self.running, *self.waiting]}
+        for request_id in scheduled:
+            state = states.get(request_id)
+            if state is None or request_id not in sampled:
+                continue  # finished already, or a prompt chunk that samples nothing
+            state.tokens.append(-1 - state.num_output_tokens)
             state.num_output_tokens += 1
-            sampled.append(request_id)
+            if self.async_scheduling:
+                state.num_output_placeholders -= 1
+                # The new token's full block gets its hash, unless the request was
+                # preempted in the meantime (AsyncScheduler._update_request_with_output).
+                if self.enable_prefix_caching and not state.preempted:
+                    self.pool.cache_blocks(
+                        state.id,
+                        state.tokens,
+                        state.num_computed_tokens - state.num_output_placeholders,
+                    )
             # Finished at max_tokens (vllm/v1/core/sched/utils.py: check_stop): its
             # blocks go back to the pool (Scheduler._free_request).
             if state.num_output_tokens >= state.request.max_tokens:
                 finished.append(request_id)
-                self.pool.free(request_id)
+                if request_id in self.pool.requests:
+                    self.pool.free(request_id)
         self.running = [state for state in self.running if state.id not in finished]
+        self.waiting = deque(state for state in self.waiting if state.id not in finished)
         return sampled, finished
+
+    def sampling(self, scheduled: dict[str, int]) -> list[str]:
+        """Who of a step just scheduled gets a token sampled: those whose chunk
+        reaches the end of their known tokens."""
+        states = {state.id: state for state in self.running}
+        return [i for i in scheduled if not states[i].is_prefill_chunk]
 
 
 def enough_blocks(requests: list[Request], block_size: int = BLOCK_SIZE) -> int:
@@ -277,6 +393,8 @@ def run(
     block_size: int = BLOCK_SIZE,
     long_prefill_token_threshold: int = 0,
     enable_chunked_prefill: bool = True,
+    enable_prefix_caching: bool = False,
+    async_scheduling: bool = False,
 ) -> list[Step]:
     """Run the requests to completion, one Step per engine step from step 0. A
     request arriving at step s joins the waiting queue before step s is scheduled;
@@ -298,13 +416,22 @@ def run(
         block_size,
         long_prefill_token_threshold,
         enable_chunked_prefill,
+        enable_prefix_caching,
+        async_scheduling,
     )
     for request in requests:
         scheduler.check(request)  # refuse bad input before the first step
     # Arrival order, and list order among requests arriving at the same step.
     pending = deque(sorted(requests, key=lambda request: request.arrival_step))
+    # Steps whose output is not processed yet, newest first. The engine core
+    # processes a step's output before it schedules the next one
+    # (vllm/v1/engine/core.py: EngineCore.step), or, with async scheduling, keeps
+    # two steps in flight: it schedules step N+1, then processes step N's output
+    # (EngineCore.step_with_batch_queue, a batch queue of two).
+    in_flight: deque[tuple[dict[str, int], list[str]]] = deque()
+    depth = 2 if async_scheduling else 1
     steps: list[Step] = []
-    while pending or scheduler.waiting or scheduler.running:
+    while pending or scheduler.waiting or scheduler.running or in_flight:
         step = len(steps)
         while pending and pending[0].arrival_step <= step:
             scheduler.add_request(pending.popleft())
@@ -313,12 +440,21 @@ def run(
         decoding = [  # one token after the prompt: a decode
             i
             for i, s in states.items()
-            if s.num_output_tokens and s.num_computed_tokens == s.num_tokens - 1
+            if s.num_output_tokens
+            and s.num_computed_tokens == s.num_tokens + s.num_output_placeholders - 1
         ]
-        scheduled, preempted = scheduler.schedule()
-        if not scheduled and (scheduler.waiting or scheduler.running):
-            raise RuntimeError(f"step {step}: no request could be scheduled")
-        sampled, finished = scheduler.update_from_output(scheduled)
+        scheduled, preempted, sampled, finished = {}, [], [], []
+        if scheduler.waiting or scheduler.running:
+            scheduled, preempted = scheduler.schedule()
+            if not scheduled and not in_flight:
+                raise RuntimeError(f"step {step}: no request could be scheduled")
+            sampled = scheduler.sampling(scheduled)
+            in_flight.appendleft((scheduled, sampled))
+        if in_flight and (
+            len(in_flight) == depth or not (scheduler.waiting or scheduler.running)
+        ):
+            finished = scheduler.update_from_output(*in_flight.pop())[1]
+        pool = scheduler.pool
         steps.append(
             Step(
                 step=step,
@@ -330,9 +466,14 @@ def run(
                 finished=finished,
                 running=[s.id for s in scheduler.running],
                 waiting=[s.id for s in scheduler.waiting],
-                free_blocks=scheduler.pool.num_free_blocks,
+                free_blocks=pool.num_free_blocks,
+                hits=getattr(pool, "hits", 0),
+                queries=getattr(pool, "queries", 0),
             )
         )
+    # The engine's last turn may only process an empty step: not a step to show.
+    while steps and not steps[-1].scheduled and not steps[-1].finished:
+        steps.pop()
     return steps
 
 
@@ -344,6 +485,8 @@ def simulate(
     block_size: int = BLOCK_SIZE,
     long_prefill_token_threshold: int = 0,
     enable_chunked_prefill: bool = True,
+    enable_prefix_caching: bool = False,
+    async_scheduling: bool = False,
 ) -> list[dict[str, int]]:
     """One dict per step: request id -> the tokens scheduled for it in that step."""
     steps = run(
@@ -354,6 +497,8 @@ def simulate(
         block_size,
         long_prefill_token_threshold,
         enable_chunked_prefill,
+        enable_prefix_caching,
+        async_scheduling,
     )
     return [step.scheduled for step in steps]
 

@@ -94,8 +94,16 @@ class PrefixCache(BlockPool):
         # (vllm/v1/core/block_pool.py: BlockHashToBlockMap).
         self._cached: dict[bytes, list[int]] = {}
         self._hash_of: dict[int, bytes] = {}  # KVCacheBlock.block_hash
+        # How many requests use each block that is not free (KVCacheBlock.ref_cnt).
+        self._ref_cnt: dict[int, int] = {}
+        # How many of a request's first blocks already have their hash
+        # (vllm/v1/core/single_type_kv_cache_manager.py: num_cached_block).
+        self._num_cached_block: dict[str, int] = {}
         self._stand_in = 0
-        self.hits = self.queries = 0  # PrefixCacheStats, in tokens
+        # PrefixCacheStats, in tokens; a request looked up again after a preemption
+        # counts apart (vllm/v1/metrics/stats.py: PrefixCacheStats.record).
+        self.hits = self.queries = 0
+        self.preempted_hits = self.preempted_queries = 0
         self.history: list[Admission] = []
 
     def lookup(self, prompt: Sequence[int], cache_salt: str | None = None):
@@ -108,11 +116,14 @@ class PrefixCache(BlockPool):
             raise ValueError(
                 f"cache_salt must be a non-empty string, got {cache_salt!r}"
             )
+        return self._hit(prompt, cache_salt)
+
+    def _hit(self, tokens: Sequence[int], cache_salt: str | None):
         # The last prompt token is always recomputed, to get its logits:
         # max_cache_hit_length = num_tokens - 1
         # (vllm/v1/core/kv_cache_manager.py: KVCacheManager.get_computed_blocks).
-        hashes = block_hashes(prompt, self.block_size, cache_salt)
-        hashes = hashes[: (len(prompt) - 1) // self.block_size]
+        hashes = block_hashes(tokens, self.block_size, cache_salt)
+        hashes = hashes[: (len(tokens) - 1) // self.block_size]
         # The longest run of cached blocks from the first one: a miss ends it, since
         # every later hash chains on the missing one
         # (vllm/v1/core/single_type_kv_cache_manager.py:
@@ -124,6 +135,142 @@ class PrefixCache(BlockPool):
                 break
             hit.append(self._cached[block_hash][0])
         return hit, len(hit) * self.block_size
+
+    def get_computed_blocks(
+        self,
+        tokens: Sequence[int],
+        cache_salt: str | None = None,
+        preempted: bool = False,
+    ):
+        """lookup, counted in the stats as vLLM counts every lookup, also one whose
+        request then finds too few free blocks and is looked up again the next step
+        (vllm/v1/core/kv_cache_manager.py: KVCacheManager.get_computed_blocks).
+        tokens: all the request has, its output tokens too after a preemption."""
+        hit, num_tokens = self._hit(tokens, cache_salt)
+        if preempted:
+            self.preempted_queries += len(tokens)
+            self.preempted_hits += num_tokens
+        else:
+            self.queries += len(tokens)
+            self.hits += num_tokens
+        return hit, num_tokens
+
+    def blocks_to_allocate(
+        self, request_id: str, num_tokens: int, hit: Sequence[int] = ()
+    ) -> int:
+        """Free blocks a request takes to hold num_tokens tokens: new blocks, plus
+        the hit blocks that sit in the free queue, which a hit takes out of it
+        (vllm/v1/core/single_type_kv_cache_manager.py:
+        SingleTypeKVCacheManager.get_num_blocks_to_allocate)."""
+        held = len(self._tables.get(request_id, ()))
+        new = max(blocks_for(num_tokens, self.block_size) - held - len(hit), 0)
+        return new + sum(1 for block in hit if block not in self._ref_cnt)
+
+    def allocate_slots(
+        self,
+        request_id: str,
+        tokens: Sequence[int],
+        num_computed_tokens: int,
+        num_new_tokens: int,
+        hit: Sequence[int] = (),
+        full_sequence_must_fit: bool = False,
+        cache_salt: str | None = None,
+    ) -> list[int] | None:
+        """Give the request blocks for its computed tokens, its hit and
+        num_new_tokens more; None, changing nothing, if too few blocks are free
+        (vllm/v1/core/kv_cache_manager.py: KVCacheManager.allocate_slots). tokens:
+        the request's tokens known so far, prompt and output."""
+        hit_tokens = len(hit) * self.block_size
+        computed = num_computed_tokens + hit_tokens
+        # A waiting request must fit whole, hit included (scheduler_reserve_full_isl).
+        if full_sequence_must_fit and self.blocks_to_allocate(
+            request_id, len(tokens), hit
+        ) > self.num_free_blocks:
+            return None
+        needed = self.blocks_to_allocate(request_id, computed + num_new_tokens, hit)
+        if needed > self.num_free_blocks:
+            return None
+        table = self._tables.setdefault(request_id, [])
+        if hit:
+            self.touch(hit)
+            table.extend(hit)
+            self._num_cached_block[request_id] = len(hit)
+        new = self._take(blocks_for(computed + num_new_tokens, self.block_size) - len(table))
+        table.extend(new)
+        self._tokens[request_id] = computed + num_new_tokens
+        # Only tokens the request already has are cached, never ones still to be
+        # sampled: min(computed + new, request.num_tokens).
+        self.cache_blocks(
+            request_id, tokens, min(computed + num_new_tokens, len(tokens)), cache_salt
+        )
+        return new
+
+    def touch(self, blocks: Sequence[int]) -> None:
+        """A hit takes a free block out of the free queue, and counts one more user
+        (vllm/v1/core/block_pool.py: BlockPool.touch)."""
+        for block in blocks:
+            if block not in self._ref_cnt:
+                self._free.remove(block)
+            self._ref_cnt[block] = self._ref_cnt.get(block, 0) + 1
+
+    def _take(self, count: int) -> list[int]:
+        """New blocks from the head of the free queue; one that still had a hash
+        loses it (vllm/v1/core/block_pool.py: BlockPool.get_new_blocks, with
+        BlockPool._maybe_evict_cached_block)."""
+        new = [self._free.popleft() for _ in range(count)]
+        for block in new:
+            self._ref_cnt[block] = 1
+            block_hash = self._hash_of.pop(block, None)
+            if block_hash is not None:
+                self._cached[block_hash].remove(block)
+                if not self._cached[block_hash]:
+                    del self._cached[block_hash]
+        return new
+
+    def cache_blocks(
+        self,
+        request_id: str,
+        tokens: Sequence[int],
+        num_tokens: int,
+        cache_salt: str | None = None,
+    ) -> None:
+        """Hash the request's full blocks up to num_tokens that have no hash yet,
+        prompt and output alike (vllm/v1/core/single_type_kv_cache_manager.py:
+        SingleTypeKVCacheManager.cache_blocks, with
+        vllm/v1/core/block_pool.py: BlockPool.cache_full_blocks)."""
+        done = self._num_cached_block.get(request_id, 0)
+        full = num_tokens // self.block_size
+        if full <= done:
+            return
+        table = self._tables[request_id]
+        hashes = block_hashes(tokens[: full * self.block_size], self.block_size, cache_salt)
+        for block, block_hash in zip(table[done:full], hashes[done:full]):
+            self._hash_of[block] = block_hash
+            self._cached.setdefault(block_hash, []).append(block)
+        self._num_cached_block[request_id] = full
+
+    def free(self, request_id: str) -> None:
+        """The request finished or was preempted: each of its blocks has one user
+        fewer, last block first; a block no one uses any more goes back to the free
+        queue, to its head without a hash (reused first), to its tail with one
+        (cached longest) (vllm/v1/core/single_type_kv_cache_manager.py:
+        SingleTypeKVCacheManager.free, with vllm/v1/core/block_pool.py:
+        BlockPool.free_blocks)."""
+        table = self._table_of(request_id)
+        del self._tables[request_id], self._tokens[request_id]
+        self._num_cached_block.pop(request_id, None)
+        unhashed, hashed = [], []
+        for block in reversed(table):
+            self._ref_cnt[block] -= 1
+            if not self._ref_cnt[block]:
+                del self._ref_cnt[block]
+                (hashed if block in self._hash_of else unhashed).append(block)
+        self._free.extendleft(reversed(unhashed))
+        self._free.extend(hashed)
+
+    def ref_cnt(self, block: int) -> int:
+        """How many requests use the block (0: it is free)."""
+        return self._ref_cnt.get(block, 0)
 
     def run(
         self,
@@ -145,6 +292,8 @@ class PrefixCache(BlockPool):
             raise ValueError(
                 f"request_id must be a non-empty string, got {request_id!r}"
             )
+        if request_id in self._tables:
+            raise ValueError(f"request {request_id!r} already holds blocks")
         prompt = _tokens("prompt", prompt)
         _whole("max_tokens", max_tokens, 1)
         if output is None:
@@ -157,67 +306,46 @@ class PrefixCache(BlockPool):
         hit, cached_tokens = self.lookup(prompt, cache_salt)
         # The last sampled token is never fed back, so its K and V are never computed.
         computed = len(prompt) + max_tokens - 1
-        # New blocks, plus the hit blocks: touching one takes it out of the free
-        # queue (vllm/v1/core/single_type_kv_cache_manager.py:
-        # SingleTypeKVCacheManager.get_num_blocks_to_allocate).
-        needed = blocks_for(computed, self.block_size)
+        needed = self.blocks_to_allocate(request_id, computed, hit)
         if needed > self.num_free_blocks:
             raise NoFreeBlocks(
                 f"request {request_id!r} needs {needed} blocks for its {computed}"
                 f" tokens, the pool has {self.num_free_blocks} free"
             )
-        # Queries and hits are counted in tokens, per new request
-        # (vllm/v1/metrics/stats.py: PrefixCacheStats.record).
-        self.queries += len(prompt)
-        self.hits += cached_tokens
-        for block in hit:  # vllm/v1/core/block_pool.py: BlockPool.touch
-            self._free.remove(block)
-        self._tables[request_id], self._tokens[request_id] = hit, cached_tokens
-        new = super().allocate(request_id, computed)
-        # A block handed out loses its hash: vllm/v1/core/block_pool.py:
-        # BlockPool.get_new_blocks, with BlockPool._maybe_evict_cached_block.
-        evicted = [block for block in new if block in self._hash_of]
-        for block in evicted:
-            block_hash = self._hash_of.pop(block)
-            self._cached[block_hash].remove(block)
-            if not self._cached[block_hash]:
-                del self._cached[block_hash]
-        # Every full block of computed tokens gets its hash: prompt and output alike
-        # (vllm/v1/core/kv_cache_manager.py: KVCacheManager.allocate_slots caches up
-        # to the computed tokens; vllm/v1/core/block_pool.py:
-        # BlockPool.cache_full_blocks).
-        tokens = prompt + list(output)
-        table = self._tables[request_id]
-        hashes = block_hashes(tokens[:computed], self.block_size, cache_salt)
-        for block, block_hash in zip(table[len(hit) :], hashes[len(hit) :]):
-            self._hash_of[block] = block_hash
-            self._cached.setdefault(block_hash, []).append(block)
-            self._hashed.add(block)
+        self.get_computed_blocks(prompt, cache_salt)  # counted once it fits
+        cached_before = set(self._hash_of)
+        tokens = (prompt + list(output))[:computed]
+        new = self.allocate_slots(
+            request_id, tokens, 0, computed - cached_tokens, hit, cache_salt=cache_salt
+        )
         self.history.append(
             Admission(
                 request_id,
                 len(prompt),
                 cached_tokens,
-                tuple(table),
+                tuple(self._tables[request_id]),
                 tuple(hit),
                 tuple(new),
-                tuple(evicted),
+                tuple(block for block in new if block in cached_before),
             )
         )
-        # Finished: its blocks go back, last first; hashed ones to the tail of the
-        # free queue, to stay cached longest (lesson 2's BlockPool.free, as
-        # vllm/v1/core/block_pool.py: BlockPool.free_blocks).
         self.free(request_id)
         return cached_tokens
 
     def reset_prefix_cache(self) -> bool:
-        """Forget every hash; the free queue keeps its order
-        (vllm/v1/core/block_pool.py: BlockPool.reset_prefix_cache). The hit and query
-        counters go on: they count what happened."""
+        """Forget every hash; the free queue keeps its order. Refused (False) while
+        a request holds blocks (vllm/v1/core/block_pool.py:
+        BlockPool.reset_prefix_cache). The hit and query counters go on: they count
+        what happened."""
+        if self._tables:
+            return False
         self._cached.clear()
         self._hash_of.clear()
-        self._hashed.clear()
         return True
+
+    @property
+    def hashed(self) -> set[int]:
+        return set(self._hash_of)
 
     @property
     def cached_blocks(self) -> dict[int, str]:
