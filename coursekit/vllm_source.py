@@ -40,15 +40,16 @@ def pinned_version() -> str:
 LINKED = "linked-libraries.txt"
 
 
-def source_dir() -> Path:
-    """The wheel's vllm/ sources (and METADATA, LINKED); downloads the wheel with pip the first
-    time, and again when a cache made by an older version of this function lacks a file."""
+def wheel() -> Path:
+    """The pinned release wheel, downloaded with pip into the cache the first time and checked
+    against its published sha256. The conformance venv installs it (.ci/setup)."""
     version = pinned_version()
-    target = CACHE / f"vllm-{version}"
-    if (target / ".complete").exists() and (target / LINKED).exists() and _metadata_path(
-            target, version).exists():
-        return target
-    with tempfile.TemporaryDirectory() as download:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for found in CACHE.glob(f"vllm-{version}-*.whl"):
+        if hashlib.sha256(found.read_bytes()).hexdigest() == WHEEL_SHA256:
+            return found
+        found.unlink()
+    with tempfile.TemporaryDirectory(dir=CACHE) as download:
         pip = subprocess.run(
             [sys.executable, "-m", "pip", "download", f"vllm=={version}", "--no-deps",
              "--only-binary=:all:", "--platform", "manylinux_2_28_x86_64", "--quiet",
@@ -61,15 +62,26 @@ def source_dir() -> Path:
         digest = hashlib.sha256(wheels[0].read_bytes()).hexdigest()
         if digest != WHEEL_SHA256:
             raise RuntimeError(f"{wheels[0].name} has sha256 {digest}, expected {WHEEL_SHA256}")
-        with zipfile.ZipFile(wheels[0]) as wheel:
-            linked = set()
-            for name in wheel.namelist():
-                if name.startswith("vllm/") and name.endswith(".py"):
-                    wheel.extract(name, target)
-                elif name == f"vllm-{version}.dist-info/METADATA":
-                    wheel.extract(name, target)
-                elif name.startswith("vllm/") and name.endswith(".so"):
-                    linked |= set(elf_needed(wheel.read(name)))
+        return wheels[0].replace(CACHE / wheels[0].name)
+
+
+def source_dir() -> Path:
+    """The wheel's vllm/ sources (and METADATA, LINKED), extracted from wheel() the first time,
+    and again when a cache made by an older version of this function lacks a file."""
+    version = pinned_version()
+    target = CACHE / f"vllm-{version}"
+    if (target / ".complete").exists() and (target / LINKED).exists() and _metadata_path(
+            target, version).exists():
+        return target
+    with zipfile.ZipFile(wheel()) as archive:
+        linked = set()
+        for name in archive.namelist():
+            if name.startswith("vllm/") and name.endswith(".py"):
+                archive.extract(name, target)
+            elif name == f"vllm-{version}.dist-info/METADATA":
+                archive.extract(name, target)
+            elif name.startswith("vllm/") and name.endswith(".so"):
+                linked |= set(elf_needed(archive.read(name)))
     (target / LINKED).write_text("".join(f"{name}\n" for name in sorted(linked)))
     (target / ".complete").write_text(version)
     return target
@@ -516,3 +528,10 @@ def runner_files(src: Path) -> dict[str, frozenset[str]]:
     v1 = {v1_module} | {path for path in worker_imports(v1_module)
                         if path not in v2 and path not in shared}
     return {"V1": frozenset(v1), "V2": v2}
+
+
+if __name__ == "__main__":
+    # `python -m coursekit.vllm_source wheel`: the pinned wheel's path, for .ci/setup.
+    if sys.argv[1:] != ["wheel"]:
+        sys.exit("usage: python -m coursekit.vllm_source wheel")
+    print(wheel())
