@@ -14,6 +14,9 @@ in vLLM's log, and the two counters vllm:prefix_cache_queries and vllm:prefix_ca
 from coursekit import ROOT
 from coursekit.vllm_claims import llm_options, serve_options
 from lab_hits import COUNTERS, predict, read_report
+from ttft_hit import medians
+from ttft_hit import predict as predict_ttft
+from ttft_hit import read as read_ttft
 
 # vllm/v1/core/block_pool.py: BlockPool.reset_prefix_cache logs it on success.
 RESET_LINE = "Successfully reset prefix cache"
@@ -78,7 +81,40 @@ def lab_prefix_send_py(lab):
     report_matches(lab, "lab_prefix_send.py", read_report(sent.stdout), log)
 
 
+def lab_ttft_py(lab):
+    """Time to first token, missed and hit: every request's cached tokens as ttft_hit.py
+    predicts (0 for a miss, 3,984 for a hit); the median times and their ratio are
+    reported, not asserted."""
+    options = llm_options(lab.folder / "lab_ttft.py", ROOT)
+    assert options.get("enable_prefix_caching") is not False, "prefix caching is off"
+    run = lab.run_python("lab_ttft.py")
+    found, times = read_ttft(run.stdout)
+    expected = predict_ttft()
+    rows = {}
+    for number, (kind, prompt, cached) in enumerate(expected):
+        got = found[number][1:] if number < len(found) else None
+        rows[f"{kind} {number // 2 + 1}: prompt, cached tokens"] = (
+            f"{got} (predicted {(prompt, cached)})"
+        )
+    lab.report("lab_ttft.py: cached tokens", rows)
+    assert found == expected, (
+        f"lab_ttft.py: vLLM reported {found}, predicted {expected}"
+    )
+    miss, hit = medians(times)
+    lab.report(
+        "lab_ttft.py: time to first token",
+        {
+            "median TTFT of a miss": f"{miss:.1f} ms",
+            "median TTFT of a hit": f"{hit:.1f} ms",
+            "miss / hit": f"{miss / hit:.1f}x (measured, not predicted)"
+            if hit
+            else "no ratio: a hit took under 0.05 ms",
+        },
+    )
+
+
 CHECKS = {
     "lab_prefix.py": lab_prefix_py,
     "lab_prefix_send.py": lab_prefix_send_py,
+    "lab_ttft.py": lab_ttft_py,
 }

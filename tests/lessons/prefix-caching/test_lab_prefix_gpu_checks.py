@@ -86,3 +86,22 @@ def test_a_prediction_a_block_off_fails(stand_in_vllm, tmp_path, monkeypatch, fi
     monkeypatch.setattr(checks, "predict", lambda: (off, cache))
     with pytest.raises(AssertionError, match=f"{file}: vLLM reported"):
         checks.CHECKS[file](Lab(FOLDER, tmp_path / "logs"))
+
+
+def test_the_ttft_check_passes_against_the_stand_in_and_reports_the_times(
+        stand_in_vllm, tmp_path, capsys):
+    lab = Lab(FOLDER, tmp_path / "logs")
+    checks_of().CHECKS["lab_ttft.py"](lab)
+    summary = capsys.readouterr().out
+    assert "| dry run: miss 2: prompt, cached tokens | (4000, 0) (predicted (4000, 0)) |" in summary
+    assert "| dry run: hit 3: prompt, cached tokens | (4000, 3984) (predicted (4000, 3984)) |" in summary
+    assert "| dry run: median TTFT of a miss |" in summary and "| dry run: miss / hit |" in summary
+    assert lab.ran == ["lab_ttft.py"]
+
+
+def test_a_ttft_lab_that_does_not_reset_fails(stand_in_vllm, tmp_path):
+    """Without the resets, rounds 2 and 3 hit on their first request too."""
+    old = "        llm.reset_prefix_cache()  # so that"
+    folder = copy_of_the_lesson(tmp_path, "lab_ttft.py", old, "        pass  # so that")
+    with pytest.raises(AssertionError, match="lab_ttft.py: vLLM reported"):
+        checks_of().CHECKS["lab_ttft.py"](Lab(folder, tmp_path / "logs"))
