@@ -1,11 +1,14 @@
 """What chunked prefill does to time: 16 requests are decoding on Qwen2.5-7B-Instruct
 (BF16, one RTX 4090) when an 8,000-token prompt arrives. Each setting runs through
 scheduler.py; each step's time is estimated from lesson 1's figures, as the larger of
-its bytes over the memory bandwidth and its FLOPs over the peak BF16 rate: a lower
-bound, so every time printed here is an estimate.
+its bytes over the memory bandwidth and its FLOPs over the peak BF16 rate. Both count
+only what a step cannot avoid, so the time is a lower bound, and every time printed
+here is an estimate. weights_read and matmul_flops are the course's one model of a
+step's weights (lesson 4's decode floor and the glossary's roofline use them too).
 """
 
 from decode_batch import BANDWIDTH, KV_PER_TOKEN, PARAMETERS, PEAK_BF16, QWEN
+from model_weights import count
 from scheduler import Request, Step, run
 
 # A query token against a context token, all layers: q.k and the weighted v.
@@ -21,16 +24,41 @@ SETTINGS = [  # (max_num_batched_tokens, enable_chunked_prefill)
 ]
 
 
+def weights_read(weights: int, config: dict, tokens: int) -> int:
+    """The bytes of weights a step of `tokens` new tokens reads at least, out of
+    `weights` in memory: every weight once, except the input embedding table (16-bit,
+    vocab_size x hidden_size), of which the step gathers one row per token. When
+    lm_head is that same table (tie_word_embeddings), lm_head reads all of it anyway."""
+    if tokens <= 0:
+        raise ValueError(f"a step computes at least one token, got {tokens}")
+    if config.get("tie_word_embeddings"):
+        return weights
+    row = 2 * config["hidden_size"]
+    return weights - config["vocab_size"] * row + tokens * row
+
+
+def matmul_flops(config: dict, tokens: int, logits: int) -> int:
+    """The FLOPs of a step's weight matmuls: a multiply-add (2 FLOPs) per weight of
+    the decoder's linear layers and new token, and per lm_head weight and logits row.
+    vLLM computes one logits row per request in the step, at its last token
+    (vllm/v1/worker/gpu/model_runner.py: GPUModelRunner.prepare_inputs, .sample). The
+    embedding is a gather, no FLOPs; norms, biases and activations are left out."""
+    lm_head = config["vocab_size"] * config["hidden_size"]
+    return 2 * count(config).linear * tokens + 2 * lm_head * logits
+
+
 def step_seconds(step: Step) -> float:
-    """Estimated time of one step: every weight is read once, and each scheduled
-    request's KV cache; every new token costs 2 FLOPs per weight, plus attention
-    over the tokens before it (causal within the chunk)."""
+    """Estimated time of one step: the weights (weights_read), and each scheduled
+    request's KV cache; the weight matmuls (matmul_flops), plus attention over the
+    tokens before each new one (causal within the chunk)."""
     new = step.scheduled
     before = step.computed_before
+    tokens = sum(new.values())
     kv_bytes = sum(before[i] + n for i, n in new.items()) * KV_PER_TOKEN
+    read = weights_read(2 * PARAMETERS, QWEN.config, tokens) + kv_bytes
     pairs = sum(n * before[i] + n * (n + 1) // 2 for i, n in new.items())
-    flops = 2 * PARAMETERS * sum(new.values()) + pairs * ATTENTION
-    return max((2 * PARAMETERS + kv_bytes) / BANDWIDTH, flops / PEAK_BF16)
+    flops = matmul_flops(QWEN.config, tokens, len(new)) + pairs * ATTENTION
+    return max(read / BANDWIDTH, flops / PEAK_BF16)
 
 
 def timeline(budget: int, chunked: bool) -> tuple[list[Step], list[float]]:

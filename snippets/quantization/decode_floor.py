@@ -1,24 +1,29 @@
 """The decode floor of one step on an RTX 4090, per weight format, and when the 16-bit
-math of a W4A16 matmul catches up with it. Floors, not measurements."""
+math of a W4A16 matmul catches up with it. Floors, not measurements: what a step reads
+and computes is lesson 3's model (chunked_prefill.weights_read and matmul_flops)."""
 
+from chunked_prefill import matmul_flops
 from decode_batch import BANDWIDTH, PEAK_BF16
 from hf_config import read_presets
-from model_weights import count
 from quant_memory import decode_floor_ms, kv_left
 
 NAME, CONTEXT = "Qwen2.5-7B-Instruct", 1024
-PARAMETERS = count(read_presets()[NAME].config).total
+CONFIG = read_presets()[NAME].config
 
 
 def compute_floor_ms(batch: int) -> float:
-    """bf16 (and W4A16, which dequantizes to 16-bit) matmuls: 2 FLOPs per weight and
-    sequence at 165.2 TFLOPS; attention left out."""
-    return 2 * PARAMETERS * batch / PEAK_BF16 * 1000
+    """bf16 (and W4A16, which dequantizes to 16-bit) matmuls at 165.2 TFLOPS: 2 FLOPs
+    per linear weight and sequence, and per lm_head weight and sequence (one logits
+    row each); the embedding gather costs none, attention is left out."""
+    return matmul_flops(CONFIG, batch, batch) / PEAK_BF16 * 1000
 
 
 if __name__ == "__main__":
     print(f"{NAME}, {CONTEXT:,} tokens of bf16 KV per sequence,")
     print(f"{BANDWIDTH / 1e9:.0f} GB/s (GB = 10**9 bytes); milliseconds per step")
+    table = CONFIG["vocab_size"] * CONFIG["hidden_size"] * 2
+    row = CONFIG["hidden_size"] * 2
+    print(f"of the {table:,}-byte embedding table a step reads {row:,} per sequence")
     print("batch   bf16    fp8    awq   math(16-bit)  awq step  bf16/awq")
     for batch in (1, 16, 64, 128):
         bf16, fp8, awq = (

@@ -10,8 +10,9 @@ lesson:
   cache and 0.02 GiB of small buffers (Marlin's workspace, the allocator's rounding);
 - the linear-kernel line, exactly the one the page names (none for BF16);
 - the KV capacity, within lesson 1's calculator's range for the logged KV memory;
-- the decode speed: reported as a share of the lesson's floor, and only held below the
-  bandwidth ceiling (the floor without the embedding table), never to an exact figure.
+- the decode speed: reported as a share of section 3's floor
+  (quant_memory.decode_floor_ms, which reads one row of the embedding table per
+  sequence), and only held below it, a bandwidth ceiling, never to an exact figure.
 The served twin (lab_fp8_serve.sh, started by lab_speed_send.py's check) sets what
 lab_fp8.py sets, and is held to the same.
 """

@@ -3,11 +3,13 @@
 Counted tensor by tensor from a preset's config.json (lesson 1's hf_config.py and
 model_weights.py): what vLLM 0.26.0 keeps on an RTX 4090 (SM 8.9) after loading, not
 a measurement. Only the decoder's linear layers are quantized; the embeddings, the
-lm_head, the norms and the biases stay 16-bit (2 bytes) in every format.
+lm_head, the norms and the biases stay 16-bit (2 bytes) in every format. What a step
+reads of them is lesson 3's model (chunked_prefill.weights_read).
 """
 
 from dataclasses import replace
 
+from chunked_prefill import weights_read
 from decode_batch import BANDWIDTH
 from hf_config import bytes_per_token, read_presets
 from kv_cache_size import GIB
@@ -90,12 +92,17 @@ def kv_left(preset_name: str, fmt: str, max_model_len: int, kv_bytes: int = 2):
 
 
 def decode_floor_ms(preset_name: str, fmt: str, batch: int, context: int) -> float:
-    """The shortest decode step the memory allows: every weight read once, plus each
-    sequence's KV of `context` tokens, at 1008 GB/s (GB = 10**9 bytes)."""
+    """The shortest decode step the memory allows: every weight read once but the
+    input embedding table, of which each of the `batch` sequences gathers one row
+    (lesson 3's weights_read), plus each sequence's KV of `context` tokens, at
+    1008 GB/s (GB = 10**9 bytes)."""
     if batch <= 0 or context <= 0:
         raise ValueError(f"batch and context must be positive, got {batch}, {context}")
-    kv = bytes_per_token(read_presets()[preset_name].model) * context * batch
-    return (weight_bytes(preset_name, fmt) + kv) / BANDWIDTH * 1000
+    stored = weight_bytes(preset_name, fmt)  # raises on an unknown preset or format
+    preset = read_presets()[preset_name]
+    weights = weights_read(stored, preset.config, batch)
+    kv = bytes_per_token(preset.model) * context * batch
+    return (weights + kv) / BANDWIDTH * 1000
 
 
 if __name__ == "__main__":
