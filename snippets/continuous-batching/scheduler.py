@@ -58,7 +58,10 @@ class Request:
         _whole(f"max_tokens of request {name!r}", self.max_tokens, 1)
         _whole(f"arrival_step of request {name!r}", self.arrival_step, 0)
         if self.prompt is not None:
-            if not isinstance(self.prompt, tuple) or len(self.prompt) != self.prompt_tokens:
+            if (
+                not isinstance(self.prompt, tuple)
+                or len(self.prompt) != self.prompt_tokens
+            ):
                 raise ValueError(
                     f"prompt of request {name!r} must be a tuple of its"
                     f" {self.prompt_tokens} token ids, got {self.prompt!r}"
@@ -182,7 +185,10 @@ class Scheduler:
         self.check(request)
         prompt = request.prompt
         if prompt is None:
-            start, self._next_unique = self._next_unique, self._next_unique + request.prompt_tokens
+            start, self._next_unique = (
+                self._next_unique,
+                self._next_unique + request.prompt_tokens,
+            )
             prompt = range(start, self._next_unique)
         self.waiting.append(_State(request, list(prompt)))
 
@@ -281,8 +287,8 @@ class Scheduler:
                 if len(self.running) >= self.max_num_seqs:
                     break
                 state = self.waiting[0]
-                # Its cached blocks, looked up (and counted) at every try, a
-                # preempted request's own among them (KVCacheManager.get_computed_blocks).
+                # Its cached blocks, looked up (and counted) at every try, a preempted
+                # request's own among them (KVCacheManager.get_computed_blocks).
                 hit, num_computed_tokens = [], 0
                 if self.enable_prefix_caching:
                     hit, num_computed_tokens = self.pool.get_computed_blocks(
@@ -318,8 +324,8 @@ class Scheduler:
         (vllm/v1/core/sched/scheduler.py: Scheduler._update_after_schedule). A
         chunk that does not reach the end of the known tokens samples nothing: the
         model runner discards it. With async scheduling a request that samples gets
-        a placeholder for the token it will get
-        (vllm/v1/core/sched/async_scheduler.py: AsyncScheduler._update_after_schedule)."""
+        a placeholder for the token it will get (vllm/v1/core/sched/async_scheduler.py:
+        AsyncScheduler._update_after_schedule)."""
         by_id = {state.id: state for state in self.running}
         for request_id, num_tokens in scheduled.items():
             state = by_id[request_id]
@@ -352,7 +358,7 @@ class Scheduler:
             if self.async_scheduling:
                 state.num_output_placeholders -= 1
                 # The new token's full block gets its hash, unless the request was
-                # preempted in the meantime (AsyncScheduler._update_request_with_output).
+                # preempted meanwhile (AsyncScheduler._update_request_with_output).
                 if self.enable_prefix_caching and not state.preempted:
                     self.pool.cache_blocks(
                         state.id,
@@ -366,7 +372,9 @@ class Scheduler:
                 if request_id in self.pool.requests:
                     self.pool.free(request_id)
         self.running = [state for state in self.running if state.id not in finished]
-        self.waiting = deque(state for state in self.waiting if state.id not in finished)
+        self.waiting = deque(
+            state for state in self.waiting if state.id not in finished
+        )
         return sampled, finished
 
     def sampling(self, scheduled: dict[str, int]) -> list[str]:

@@ -183,9 +183,11 @@ class PrefixCache(BlockPool):
         hit_tokens = len(hit) * self.block_size
         computed = num_computed_tokens + hit_tokens
         # A waiting request must fit whole, hit included (scheduler_reserve_full_isl).
-        if full_sequence_must_fit and self.blocks_to_allocate(
-            request_id, len(tokens), hit
-        ) > self.num_free_blocks:
+        if (
+            full_sequence_must_fit
+            and self.blocks_to_allocate(request_id, len(tokens), hit)
+            > self.num_free_blocks
+        ):
             return None
         needed = self.blocks_to_allocate(request_id, computed + num_new_tokens, hit)
         if needed > self.num_free_blocks:
@@ -195,7 +197,9 @@ class PrefixCache(BlockPool):
             self.touch(hit)
             table.extend(hit)
             self._num_cached_block[request_id] = len(hit)
-        new = self._take(blocks_for(computed + num_new_tokens, self.block_size) - len(table))
+        new = self._take(
+            blocks_for(computed + num_new_tokens, self.block_size) - len(table)
+        )
         table.extend(new)
         self._tokens[request_id] = computed + num_new_tokens
         # Only tokens the request already has are cached, never ones still to be
@@ -243,7 +247,9 @@ class PrefixCache(BlockPool):
         if full <= done:
             return
         table = self._tables[request_id]
-        hashes = block_hashes(tokens[: full * self.block_size], self.block_size, cache_salt)
+        hashes = block_hashes(
+            tokens[: full * self.block_size], self.block_size, cache_salt
+        )
         for block, block_hash in zip(table[done:full], hashes[done:full]):
             self._hash_of[block] = block_hash
             self._cached.setdefault(block_hash, []).append(block)

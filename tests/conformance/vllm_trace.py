@@ -108,7 +108,6 @@ def run(workload: dict, model: ModelConfig) -> list[dict]:
     in_flight: deque = deque()  # (scheduler output, who samples), oldest last
     depth = 2 if config["async_scheduling"] else 1
     steps: list[dict] = []
-    finished_at: dict[str, int] = {}
 
     def process(output, samples):
         nonlocal hits, queries
