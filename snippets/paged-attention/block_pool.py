@@ -36,7 +36,7 @@ def blocks_for(num_tokens: int, block_size: int = BLOCK_SIZE) -> int:
 def slot_of(block_table: list[int], position: int, block_size: int = BLOCK_SIZE) -> int:
     """Where a token's K and V are written in the KV cache tensor: its block's id times
     the block size, plus its offset in the block
-    (vllm/v1/worker/block_table.py: _compute_slot_mapping_kernel)."""
+    (vllm/v1/worker/gpu/block_table.py: _compute_slot_mappings_kernel)."""
     _whole("position", position, 0)
     if position >= len(block_table) * block_size:
         raise ValueError(
@@ -111,7 +111,7 @@ class BlockPool:
         new = [self._free.popleft() for _ in range(needed)]
         self._hashed.difference_update(new)
         # Appended, never rewritten: block tables are append-only
-        # (vllm/v1/worker/block_table.py: BlockTable.append_row).
+        # (vllm/v1/worker/gpu/block_table.py: BlockTables.append_block_ids).
         self._tables[request_id] = table + new
         self._tokens[request_id] = num_tokens
         if self.enable_caching:  # full blocks get a hash: BlockPool.cache_full_blocks

@@ -96,8 +96,8 @@ class PrefixCache(BlockPool):
         self._hash_of: dict[int, bytes] = {}  # KVCacheBlock.block_hash
         # How many requests use each block that is not free (KVCacheBlock.ref_cnt).
         self._ref_cnt: dict[int, int] = {}
-        # How many of a request's first blocks already have their hash
-        # (vllm/v1/core/single_type_kv_cache_manager.py: num_cached_block).
+        # How many of a request's first blocks already have their hash, num_cached_block
+        # (vllm/v1/core/single_type_kv_cache_manager.py: SingleTypeKVCacheManager).
         self._num_cached_block: dict[str, int] = {}
         self._stand_in = 0
         # PrefixCacheStats, in tokens; a request looked up again after a preemption
