@@ -10,9 +10,10 @@ then 1 + DECODE_TOKENS tokens; the second takes DECODE_TOKENS more decode steps 
 first, and everything else (prefill, scheduling, start of the request) cancels out.
 
 For each format: vLLM's "Model loading took X GiB" against quant_memory.weight_bytes,
-the kernel line vLLM logs on an RTX 4090, the KV capacity against lesson 1's calculator
-for the logged KV memory, and the decode speed at concurrency 1 against section 3's
-floor (quant_memory.decode_floor_ms), a ceiling no run can pass.
+the dtype the engine computes in, the kernel line vLLM logs on an RTX 4090, the KV
+capacity against lesson 1's calculator for the logged KV memory, and the decode speed
+at concurrency 1 against section 3's floor (quant_memory.decode_floor_ms), a ceiling
+no run can pass.
 """
 
 import re
@@ -24,6 +25,7 @@ from pathlib import Path
 from hf_config import bytes_per_token, read_presets
 from kv_cache_size import GIB
 from kv_capacity import predict_from_log, read_startup_log
+from model_weights import linear_layers
 from quant_memory import decode_floor_ms, weight_bytes
 
 PRESET = "Qwen2.5-7B-Instruct"
@@ -37,9 +39,14 @@ HEAD_DIM = (
     CONFIG.get("head_dim") or CONFIG["hidden_size"] // CONFIG["num_attention_heads"]
 )
 ROPE_GIB = CONFIG["max_position_embeddings"] * HEAD_DIM * 2 / GIB
-# ... and small things: Marlin's workspace (an int32 per SM), the allocator's rounding
+# ... and small things: Marlin's workspace, an int32 per SM for each linear layer (each
+# layer's kernel allocates its own: vllm/model_executor/kernels/linear/mixed_precision/
+# marlin.py: MarlinLinearKernel.process_weights_after_loading), the allocator's rounding
 # of every tensor to 512 bytes; at most this much more (a bound of ours, not vLLM's).
 SMALL_GIB = 0.02
+SMS = 128  # an RTX 4090's streaming multiprocessors (AD102 as sold in the RTX 4090)
+MARLIN_LAYERS = sum(n for _, _, _, n in linear_layers(CONFIG))  # 4 per decoder layer
+MARLIN_WORKSPACE = MARLIN_LAYERS * SMS * 4  # bytes
 # PROMPT's tokens, at most: a step reads the KV of the prompt and output
 PROMPT_TOKENS = 16
 
@@ -80,15 +87,20 @@ class Variant:
     script: str
     fmt: str  # quant_memory's name for the weights' format
     kernel_line: str | None  # what vLLM 0.26.0 logs when it picks the linear kernel
+    # What the engine computes in with dtype="auto": the checkpoint's torch_dtype
+    # (vllm/config/model.py: _get_and_verify_dtype, _resolve_auto_dtype). Qwen's AWQ and
+    # GPTQ checkpoints declare float16, the original bfloat16.
+    dtype: str
 
 
 VARIANTS = {
-    "bf16": Variant("lab_bf16.py", "bf16", None),
+    "bf16": Variant("lab_bf16.py", "bf16", None, "bfloat16"),
     # vllm/model_executor/kernels/linear/__init__.py: init_fp8_linear_kernel
     "fp8": Variant(
         "lab_fp8.py",
         "fp8",
         "Selected CutlassFP8ScaledMMLinearKernel for Fp8PerTensorOnlineLinearMethod",
+        "bfloat16",
     ),
     # vllm/model_executor/layers/quantization/auto_awq.py:
     # AutoAWQMarlinLinearMethod.create_weights
@@ -96,6 +108,7 @@ VARIANTS = {
         "lab_awq.py",
         "awq-int4-g128",
         "Using MarlinLinearKernel for AutoAWQMarlinLinearMethod",
+        "float16",
     ),
     # vllm/model_executor/layers/quantization/auto_gptq.py:
     # AutoGPTQLinearMethod.create_weights
@@ -103,6 +116,7 @@ VARIANTS = {
         "lab_gptq.py",
         "gptq-int4-g128",
         "Using MarlinLinearKernel for AutoGPTQLinearMethod",
+        "float16",
     ),
 }
 
@@ -117,6 +131,9 @@ KERNEL = re.compile(
     r"(Using \w+ for \w+LinearMethod|Selected \w+ for \w+LinearMethod)(?=\s|$)"
 )
 SPEED = re.compile(r"decode at concurrency 1: ([\d.]+) tokens/s")
+# vllm/v1/engine/core.py logs "Initializing a V1 LLM engine (v%s) with config: %s", the
+# config (vllm/config/vllm.py: VllmConfig.__str__) holding dtype=torch.<dtype>.
+ENGINE_DTYPE = re.compile(r"Initializing a V1 LLM engine .*?\bdtype=torch\.(\w+)")
 
 
 def read_loading_gib(text: str) -> float:
@@ -131,6 +148,15 @@ def read_loading_gib(text: str) -> float:
 def read_kernel_lines(text: str) -> list[str]:
     """The linear-kernel choices vLLM logged, each once, in order."""
     return list(dict.fromkeys(match[1] for match in KERNEL.finditer(text)))
+
+
+def read_dtype(text: str) -> str:
+    match = ENGINE_DTYPE.search(text)
+    if match is None:
+        raise ValueError(
+            "vLLM's log has no engine config line with dtype=torch.<dtype>"
+        )
+    return match[1]
 
 
 def read_speed(text: str) -> float:
@@ -171,6 +197,13 @@ def compare(name: str, log_text: str, speed_text: str) -> tuple[dict, list[str]]
     if not low <= logged <= high:
         problems.append(
             f"{name}: vLLM loaded {logged} GiB, predicted {low:.3f} to {high:.3f}"
+        )
+
+    dtype = read_dtype(log_text)
+    rows["computes in"] = f"{dtype}; the page says {variant.dtype}"
+    if dtype != variant.dtype:
+        problems.append(
+            f"{name}: vLLM computes in {dtype}, the page says {variant.dtype}"
         )
 
     kernels = read_kernel_lines(log_text)
@@ -227,8 +260,13 @@ def print_predictions() -> None:
         f"KV cache (auto: 16-bit): {per_block // 1024} KiB per block of 16 tokens,"
         " in every format: the weights' format does not change it"
     )
+    print(
+        f"Marlin's workspace: {MARLIN_LAYERS} linear layers x {SMS} SMs x 4 bytes"
+        f" = {MARLIN_WORKSPACE:,} bytes"
+    )
     for name, variant in VARIANTS.items():
-        print(f"{name:<6} kernel line: {variant.kernel_line or '(none: unquantized)'}")
+        kernel = variant.kernel_line or "(none: unquantized)"
+        print(f"{name:<6} computes in {variant.dtype:<8}  kernel line: {kernel}")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ def lines(vllm_src):
     """vLLM 0.26.0's lines for the lab: the loading line of each model runner, the kernel
     lines, and the KV capacity lines."""
     return {
+        "engine": format_string(vllm_src, "vllm/v1/engine/core.py", "Initializing a V1"),
         "loading_v2": format_string(vllm_src, "vllm/v1/worker/gpu/model_runner.py",
                                     "Model loading took"),
         "loading_v1": format_string(vllm_src, "vllm/v1/worker/gpu_model_runner.py",
@@ -84,13 +85,15 @@ def test_the_kernel_lines_the_page_names_are_vllms(lines):
     assert VARIANTS["bf16"].kernel_line is None
 
 
-def run_log(lines, name, loaded_gib, speed, tokens=None):
+def run_log(lines, name, loaded_gib, speed, tokens=None, dtype=None):
     """A lab's output: vLLM's lines, with the KV capacity lesson 1 predicts for 10 GiB."""
     capacity = predict(read_presets()[PRESET].model, 10 * GIB, 8192)
     variant = VARIANTS[name]
-    kernel = ""
+    config = (f"model='Qwen/Qwen2.5-7B-Instruct', speculative_config=None, tokenizer_mode=auto,"
+              f" dtype=torch.{dtype or variant.dtype}, max_seq_len=8192, quantization=None")
+    kernel = vllm_line(lines["engine"], "0.26.0", config) + "\n"
     if variant.kernel_line:
-        kernel = vllm_line("%s", variant.kernel_line) + "\n"
+        kernel += vllm_line("%s", variant.kernel_line) + "\n"
     return (kernel + vllm_line(lines["loading_v2"], f"{loaded_gib:.2f}", 30.1) + "\n"
             + vllm_line(lines["available"], "10.0") + "\n"
             + vllm_line(lines["tokens"], f"{tokens or capacity.tokens:,}") + "\n"
@@ -127,11 +130,11 @@ def test_the_tolerances_fail_a_figure_just_outside(lines):
     text = run_log(lines, "awq", predicted, most + 0.1)
     assert "above the bandwidth ceiling" in compare("awq", text, text)[1][0]
     # a BF16 run that logged a quantized kernel, and an AWQ run that logged none
-    text = run_log(lines, "awq", weight_bytes(PRESET, "bf16") / GIB, 50)
+    text = run_log(lines, "awq", weight_bytes(PRESET, "bf16") / GIB, 50, dtype="bfloat16")
     assert compare("bf16", text, text)[1] == [
         "bf16: vLLM logged the kernel lines ['Using MarlinLinearKernel for"
         " AutoAWQMarlinLinearMethod'], the page says []"]
-    text = run_log(lines, "bf16", predicted, 100)
+    text = run_log(lines, "bf16", predicted, 100, dtype="float16")
     assert compare("awq", text, text)[1] == [
         "awq: vLLM logged the kernel lines [], the page says ['Using MarlinLinearKernel for"
         " AutoAWQMarlinLinearMethod']"]
@@ -147,3 +150,23 @@ def test_the_ceiling_is_section_3s_floor(lines):
     kv = 145 * 57344
     assert ceiling("bf16") == pytest.approx(1008e9 / (weights + kv))
     assert read_speed("decode at concurrency 1: 57.3 tokens/s (128 steps in 2.2 s)") == 57.3
+
+
+def test_the_dtype_each_run_computes_in_is_checked(lines):
+    """dtype="auto" takes the checkpoint's torch_dtype: Qwen's AWQ and GPTQ checkpoints
+    declare float16, so those runs compute in FP16, the BF16 and FP8 runs in BF16."""
+    assert lines["engine"] == "Initializing a V1 LLM engine (v%s) with config: %s"
+    assert {name: v.dtype for name, v in VARIANTS.items()} == {
+        "bf16": "bfloat16", "fp8": "bfloat16", "awq": "float16", "gptq": "float16"}
+    predicted = loading_range("awq-int4-g128")[0]
+    text = run_log(lines, "awq", predicted, 100, dtype="bfloat16")
+    assert compare("awq", text, text)[1] == [
+        "awq: vLLM computes in bfloat16, the page says float16"]
+    with pytest.raises(ValueError, match="no engine config line"):
+        compare("awq", text.split("\n", 1)[1], text)
+
+
+def test_the_vllm_config_line_names_the_dtype(vllm_src):
+    """VllmConfig.__str__, which the engine line prints, holds dtype={model_config.dtype}."""
+    source = (vllm_src / "vllm/config/vllm.py").read_text("utf-8")
+    assert 'f"dtype={self.model_config.dtype}, "' in source

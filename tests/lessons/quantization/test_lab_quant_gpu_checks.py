@@ -33,6 +33,8 @@ def test_the_checks_pass_against_the_stand_in(stand_in_vllm, tmp_path, capsys, f
     summary = capsys.readouterr().out
     assert "| dry run: Model loading took |" in summary
     assert "| dry run: decode at concurrency 1 |" in summary
+    dtype = "float16" if file in ("lab_awq.py", "lab_gptq.py") else "bfloat16"
+    assert f"| dry run: computes in | {dtype}; the page says {dtype} |" in summary
     if file == "lab_speed_send.py":
         assert lab.ran == ["lab_fp8_serve.sh", "lab_speed_send.py"]
         assert "Selected CutlassFP8ScaledMMLinearKernel for Fp8PerTensorOnlineLinearMethod" in summary
@@ -65,7 +67,8 @@ def test_a_page_that_names_another_kernel_fails(stand_in_vllm, tmp_path, monkeyp
     checks = checks_of()
     variants = checks.compare.__globals__["VARIANTS"]
     monkeypatch.setitem(variants, "awq", variants["awq"].__class__(
-        "lab_awq.py", "awq-int4-g128", "Using MacheteLinearKernel for AutoAWQMarlinLinearMethod"))
+        "lab_awq.py", "awq-int4-g128", "Using MacheteLinearKernel for AutoAWQMarlinLinearMethod",
+        "float16"))
     with pytest.raises(AssertionError, match="awq: vLLM logged the kernel lines"):
         checks.CHECKS["lab_awq.py"](lab_in(FOLDER, tmp_path))
 

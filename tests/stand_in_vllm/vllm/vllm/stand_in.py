@@ -91,6 +91,9 @@ class Architecture:
     max_position_embeddings: int
     dtype_bytes: int  # of the activations and of an `auto` KV cache (float16 for AWQ)
     weight_bytes: int
+    # config.json's torch_dtype: what dtype="auto" computes in (vllm/config/model.py:
+    # _get_and_verify_dtype), logged in the engine's config line as dtype=torch.<dtype>
+    dtype: str = "bfloat16"
 
 
 def linear_weights(layers, hidden, kv_width, intermediate) -> int:
@@ -140,9 +143,10 @@ QWEN_7B_SHAPE = (28, 3584, 4 * 128, 18944, 152064)
 # The models the labs load: https://huggingface.co/<name>/blob/main/config.json
 MODELS = {
     "Qwen/Qwen2.5-7B-Instruct-AWQ": Architecture(
-        **QWEN_7B, weight_bytes=resident_weight_bytes("awq", *QWEN_7B_SHAPE)),
+        **QWEN_7B, weight_bytes=resident_weight_bytes("awq", *QWEN_7B_SHAPE), dtype="float16"),
     "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4": Architecture(
-        **QWEN_7B, weight_bytes=resident_weight_bytes("gptq", *QWEN_7B_SHAPE)),
+        **QWEN_7B, weight_bytes=resident_weight_bytes("gptq", *QWEN_7B_SHAPE),
+        dtype="float16"),
     "Qwen/Qwen2.5-7B-Instruct": Architecture(
         **QWEN_7B, weight_bytes=resident_weight_bytes("bf16", *QWEN_7B_SHAPE)),
 }
@@ -297,7 +301,9 @@ FP8_KERNELS = [
     ("FlashInferFP8ScaledMMLinearKernel", lambda cc: cc >= 100),
     ("CutlassFP8ScaledMMLinearKernel", lambda cc: True),
 ]
-MARLIN_WORKSPACE_SMS = 128  # an RTX 4090's SMs: marlin_make_workspace_new's int32 per SM
+MARLIN_WORKSPACE_SMS = 128  # an RTX 4090's SMs: marlin_make_workspace_new's int32 per SM,
+# allocated by each linear layer's kernel (MarlinLinearKernel.process_weights_after_loading)
+LINEAR_LAYERS_PER_LAYER = 4  # qkv_proj, o_proj, gate_up_proj, down_proj
 BANDWIDTH = 1008e9  # bytes/s, an RTX 4090's memory bandwidth
 DECODE_EFFICIENCY = 0.8  # share of it a decode step reaches (a stand-in estimate)
 PREFILL_SECONDS = 0.02  # a short prompt's prefill (a stand-in estimate)
@@ -343,7 +349,7 @@ def load_weights(arch: Architecture, method: str | None, gpu: Gpu) -> int:
         else:
             log(f"{method}_kernel", kernel)
         if "Marlin" in kernel:
-            loaded += MARLIN_WORKSPACE_SMS * 4
+            loaded += arch.num_layers * LINEAR_LAYERS_PER_LAYER * MARLIN_WORKSPACE_SMS * 4
     return loaded
 
 
@@ -459,7 +465,7 @@ def start(model: str, options: dict, usage_context: str, gpu: Gpu = RTX_4090) ->
             " synchronous scheduler's. The stand-in does not model that: turn async"
             " scheduling off in a lab that compares Iteration lines with a simulator")
     config = ", ".join(f"{name}={value}" for name, value in options.items())
-    log("engine", VERSION, f"model='{model}', {config}")
+    log("engine", VERSION, f"model='{model}', dtype=torch.{arch.dtype}, {config}")
     backend = select_backend(options["attention_backend"], options["kv_cache_dtype"], gpu, log)
     block_size = options["block_size"] or DEFAULT_BLOCK_SIZE
     if block_size % 16:
