@@ -17,7 +17,7 @@ pipeline parallelism and KV connectors.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from block_pool import BLOCK_SIZE, BlockPool, NoFreeBlocks, blocks_for
 from prefix_cache import PrefixCache
@@ -107,6 +107,8 @@ class Step:
     # Prefix cache lookups of new requests so far, in tokens (0 without caching).
     hits: int = 0
     queries: int = 0
+    # The running requests' block tables after the step.
+    block_tables: dict[str, list[int]] = field(default_factory=dict)
 
 
 def _flag(name: str, value) -> bool:
@@ -475,6 +477,7 @@ def run(
                 running=[s.id for s in scheduler.running],
                 waiting=[s.id for s in scheduler.waiting],
                 free_blocks=pool.num_free_blocks,
+                block_tables={s.id: pool.block_table(s.id) for s in scheduler.running},
                 hits=getattr(pool, "hits", 0),
                 queries=getattr(pool, "queries", 0),
             )

@@ -41,6 +41,10 @@ EDGE_CASES = {
         [Request("A", 48, 4, prompt=SYSTEM + _shared(500, 8)),
          Request("B", 48, 4, prompt=SYSTEM + _shared(600, 8), arrival_step=1)],
         dict(max_num_batched_tokens=24, max_num_seqs=4)),
+    # 32 tokens, twice: the last token is recomputed, so the second hits 16, not 32.
+    "a prompt of whole blocks, twice": (
+        [Request("A", 32, 2, prompt=SYSTEM[:32]), Request("B", 32, 2, arrival_step=3, prompt=SYSTEM[:32])],
+        dict(max_num_batched_tokens=64, max_num_seqs=4)),
     "the same prompt three times": (
         [Request(name, 40, 5, arrival_step=step, prompt=SYSTEM)
          for name, step in (("A", 0), ("B", 0), ("C", 3))],
@@ -127,5 +131,6 @@ def trace(requests: list[Request], config: dict) -> list[dict]:
     return [{"scheduled": [[i, n] for i, n in step.scheduled.items()],
              "preempted": step.preempted, "sampled": sorted(step.sampled),
              "finished": step.finished, "running": step.running, "waiting": step.waiting,
-             "free_blocks": step.free_blocks, "hits": step.hits, "queries": step.queries}
+             "free_blocks": step.free_blocks, "block_tables": step.block_tables,
+             "hits": step.hits, "queries": step.queries}
             for step in run(requests, **config)]

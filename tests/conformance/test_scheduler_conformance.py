@@ -3,7 +3,8 @@
 pinned wheel in the conformance venv (.venv-vllm, made by .ci/setup) and run on the CPU by
 tests/conformance/vllm_trace.py. Every step of every workload is compared: the tokens scheduled
 per request and their order, who samples, the preemptions in order, who finishes, the running and
-waiting queues, the free blocks, and the prefix cache's hits and queries."""
+waiting queues, the free blocks, every running request's block table (the block ids), and the
+prefix cache's hits and queries."""
 
 import json
 import subprocess

@@ -163,6 +163,8 @@ def run(workload: dict, model: ModelConfig) -> list[dict]:
             "running": [r.request_id for r in scheduler.running],
             "waiting": [r.request_id for r in scheduler.waiting],
             "free_blocks": scheduler.kv_cache_manager.block_pool.get_num_free_blocks(),
+            "block_tables": {r.request_id: scheduler.kv_cache_manager.get_block_ids(r.request_id)[0]
+                             for r in scheduler.running},
             "hits": hits,
             "queries": queries,
         })

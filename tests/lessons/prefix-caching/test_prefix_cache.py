@@ -221,3 +221,39 @@ def test_bad_input_says_what_is_wrong(call, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         call(cache)
     assert cache.history == [] and cache.queries == 0
+
+
+# -- requests at the same time: reference counts (vllm/v1/core/block_pool.py: BlockPool) -------
+
+
+def test_a_block_two_requests_use_goes_back_only_when_both_freed_it():
+    cache = PrefixCache(num_gpu_blocks=10)
+    prompt = tokens(1000, 40)
+    assert cache.allocate_slots("A", prompt, 0, 40) == [1, 2, 3]
+    # A's two full blocks are hashed at once, while A is still being computed.
+    hit, cached = cache.get_computed_blocks(prompt)
+    assert (hit, cached) == ([1, 2], 32)
+    assert cache.allocate_slots("B", prompt, 0, 8, hit) == [4]
+    assert cache.block_table("B") == [1, 2, 4]
+    assert [cache.ref_cnt(block) for block in (1, 2, 3, 4)] == [2, 2, 1, 1]
+    cache.free("A")  # BlockPool.free_blocks: only block 3 has no user left
+    assert cache.free_queue == [3, 5, 6, 7, 8, 9]
+    assert [cache.ref_cnt(block) for block in (1, 2, 3, 4)] == [1, 1, 0, 1]
+    assert not cache.reset_prefix_cache()  # refused while a request holds blocks
+    cache.free("B")  # last block first: 4 (no hash) to the head, 2 and 1 to the tail
+    assert cache.free_queue == [4, 3, 5, 6, 7, 8, 9, 2, 1]
+    assert cache.reset_prefix_cache()
+
+
+def test_a_hit_on_a_free_block_takes_it_out_of_the_free_queue_and_counts_it():
+    cache = PrefixCache(num_gpu_blocks=4)  # 3 blocks to hand out
+    prompt = tokens(1000, 33)
+    cache.run("A", prompt)  # blocks 1, 2 hashed; 3 (1 token) not
+    hit, _ = cache.get_computed_blocks(prompt)
+    assert hit == [1, 2]
+    # get_num_blocks_to_allocate: 1 new block plus the 2 free hit blocks it touches.
+    assert cache.blocks_to_allocate("B", 34, hit) == 3
+    assert cache.allocate_slots("B", prompt, 0, 1, hit, full_sequence_must_fit=True) == [3]
+    assert cache.num_free_blocks == 0
+    assert cache.allocate_slots("C", tokens(5000, 2), 0, 2) is None  # none left, nothing changed
+    assert cache.requests == ["B"]
