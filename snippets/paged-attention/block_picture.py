@@ -1,4 +1,5 @@
-"""The mental model's picture: the worked trace of block_trace.py after step 6."""
+"""The mental model's picture: the worked trace of block_trace.py after step 6, with
+prefix caching on (vLLM's default): a free block that keeps its hash is marked #."""
 
 from block_pool import BlockPool
 from block_trace import run
@@ -26,13 +27,15 @@ def picture(pool: BlockPool, per_row: int = 5) -> str:
     for start in range(0, pool.num_gpu_blocks, per_row):
         ids = range(start, min(start + per_row, pool.num_gpu_blocks))
         right += [rule, "|" + "".join(f"{i:^6}|" for i in ids)]
-        right.append("|" + "".join(f"{owner.get(i, 'free'):^6}|" for i in ids))
+        free = {i: "free#" if i in pool.hashed else "free" for i in ids}
+        right.append("|" + "".join(f"{owner.get(i, free[i]):^6}|" for i in ids))
     right.append(rule)
     lines = [f"{'':42}physical blocks (each spans all layers)"]
     for row in range(max(len(left), len(right))):
         text = left[row] if row < len(left) else ""
         lines.append(f"{text:<42}{right[row] if row < len(right) else ''}".rstrip())
-    lines.append(f"free queue, head first: {pool.free_queue}")
+    queue = ", ".join(f"{b}#" if b in pool.hashed else str(b) for b in pool.free_queue)
+    lines.append(f"free queue, head first: [{queue}]")
     request = pool.requests[0]
     last = pool.num_tokens(request) - 1
     block, offset = (

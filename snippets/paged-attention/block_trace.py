@@ -1,7 +1,9 @@
 """A worked trace: four requests arrive, grow and finish in a pool of 10 blocks.
 
 After each step it prints what the step added, every block table, the free queue (head
-first) and the usage vLLM would export.
+first) and the usage vLLM would export. It runs with prefix caching on, vLLM 0.26.0's
+default for Qwen2.5 (full blocks keep a hash and are freed to the queue's tail), then
+replays steps 5 and 6 with it off.
 """
 
 from block_pool import BlockPool, NoFreeBlocks
@@ -21,8 +23,9 @@ TRACE = [
 ]
 
 
-def run(trace=TRACE, num_gpu_blocks=NUM_GPU_BLOCKS, enable_caching=False):
-    """Replay a trace; yields (step, pool, what happened) after each step."""
+def run(trace=TRACE, num_gpu_blocks=NUM_GPU_BLOCKS, enable_caching=True):
+    """Replay a trace; yields (step, pool, what happened) after each step. Prefix
+    caching is on by default, as in vLLM."""
     pool = BlockPool(num_gpu_blocks, enable_caching=enable_caching)
     for step, (request, tokens) in enumerate(trace, 1):
         if tokens is None:
@@ -52,15 +55,16 @@ def state(pool: BlockPool) -> list[str]:
 
 
 if __name__ == "__main__":
-    pool = BlockPool(NUM_GPU_BLOCKS)
+    pool = BlockPool(NUM_GPU_BLOCKS, enable_caching=True)
+    print("prefix caching on (enable_caching=True), vLLM's default")
     print(f"0. start: block {pool.null_block} is the null block")
     print("\n".join(state(pool)))
     for step, pool, happened in run():
         print(f"{step}. {happened}")
         print("\n".join(state(pool)))
     print(f"slot of D's token 99: {pool.slot('D', 99)}")
-    print("the same steps 5 and 6 with prefix caching (enable_caching=True):")
-    for step, pool, happened in run(enable_caching=True):
+    print("the same steps 5 and 6 without prefix caching (enable_caching=False):")
+    for step, pool, happened in run(enable_caching=False):
         if step in (5, 6):
             print(f"{step}. {happened}")
             print("\n".join(state(pool)))

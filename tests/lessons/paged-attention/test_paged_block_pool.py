@@ -9,7 +9,8 @@ from block_trace import TRACE, run
 
 from coursekit import ROOT
 
-# The worked trace, step by step: (block tables, free queue head first, blocks in use).
+# The worked trace with prefix caching off, step by step: (block tables, free queue head
+# first, blocks in use).
 EXPECTED_TRACE = [
     ({"A": [1, 2]}, [3, 4, 5, 6, 7, 8, 9], 2),
     ({"A": [1, 2], "B": [3, 4, 5]}, [6, 7, 8, 9], 5),
@@ -30,7 +31,8 @@ def tables(pool):
 def test_the_worked_trace_step_by_step():
     # run() yields its one pool after each step: read it before the next.
     happened = []
-    for (step, pool, what), (expected, free, used) in zip(run(), EXPECTED_TRACE, strict=True):
+    trace = run(enable_caching=False)
+    for (step, pool, what), (expected, free, used) in zip(trace, EXPECTED_TRACE, strict=True):
         assert (tables(pool), pool.free_queue) == (expected, free), f"step {step}"
         assert pool.usage == 1.0 - (9 - used) / 9, f"step {step}"
         happened.append(what)
@@ -41,19 +43,26 @@ def test_the_worked_trace_step_by_step():
 def test_the_trace_with_prefix_caching_sends_full_blocks_to_the_tail():
     # BlockPool.free_blocks: hashed blocks (B's two full ones, 4 and 3) are appended, the
     # partly filled 5 is prepended; the queue's head was 7.
-    steps = {step: (tables(pool), pool.free_queue) for step, pool, _ in run(enable_caching=True)}
-    assert steps[5] == ({"A": [1, 2, 6]}, [5, 7, 8, 9, 4, 3])
-    assert steps[6] == ({"A": [1, 2, 6], "C": [5, 7]}, [8, 9, 4, 3])
+    # C's first block fills (30 tokens) and gets a hash too (BlockPool.cache_full_blocks).
+    # When A finishes, its partly filled 6 goes to the head and its full 2 and 1 to the tail;
+    # D then takes the whole queue, head first: taken blocks lose their old hashes, and its
+    # 6 full blocks get new ones, not its last, block 1, which holds 4 tokens.
+    # Prefix caching is run()'s default, as it is vLLM's.
+    steps = {step: (tables(pool), pool.free_queue, set(pool.hashed)) for step, pool, _ in run()}
+    assert steps[5] == ({"A": [1, 2, 6]}, [5, 7, 8, 9, 4, 3], {1, 2, 3, 4})
+    assert steps[6] == ({"A": [1, 2, 6], "C": [5, 7]}, [8, 9, 4, 3], {1, 2, 3, 4, 5})
+    assert steps[8] == ({"C": [5, 7]}, [6, 8, 9, 4, 3, 2, 1], {1, 2, 3, 4, 5})
+    assert steps[9] == ({"C": [5, 7], "D": [6, 8, 9, 4, 3, 2, 1]}, [], {5, 6, 8, 9, 4, 3, 2})
 
 
 def test_the_mental_model_picture_is_the_trace_after_step_6():
     pool = next(pool for step, pool, _ in run() if step == 6)
     lines = picture(pool).splitlines()
     assert lines[4].startswith("  logical 2: token  32     -> block 6")
-    assert lines[8] == "  logical 1: tokens 16-29  -> block 4"
-    assert lines[3].endswith("| null | A 0  | A 1  | free | C 1  |")
-    assert lines[6].endswith("| C 0  | A 2  | free | free | free |")
-    assert lines[-2:] == ["free queue, head first: [3, 7, 8, 9]",
+    assert lines[8] == "  logical 1: tokens 16-29  -> block 7"
+    assert lines[3].endswith("| null | A 0  | A 1  |free# |free# |")
+    assert lines[6].endswith("| C 0  | A 2  | C 1  | free | free |")
+    assert lines[-2:] == ["free queue, head first: [8, 9, 4#, 3#]",
                           "slot of A's token 32: block 6 * 16 + 0 = 96"]
     shown = (ROOT / "snippets/paged-attention/block_picture.out").read_text("utf-8")
     assert shown == picture(pool) + "\n"
