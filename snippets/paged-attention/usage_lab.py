@@ -12,8 +12,9 @@ if __name__ == "__main__":  # vLLM may start processes that import this file aga
         model="Qwen/Qwen2.5-7B-Instruct-AWQ",
         max_model_len=MAX_MODEL_LEN,  # 4,096 tokens: 256 blocks per full request
         num_gpu_blocks_override=NUM_GPU_BLOCKS,  # exactly 1,000 blocks
-        # LLM() and `vllm serve` default the first differently (EngineArgs.get_batch_defaults:
-        # 8192 and 2048 tokens per step below 70 GiB); set both alike in both tabs.
+        # LLM() and `vllm serve` default the first differently
+        # (EngineArgs.get_batch_defaults: 8192 and 2048 tokens per step below 70 GiB);
+        # set both alike in both tabs.
         max_num_batched_tokens=4096,  # tokens per step: all four prompts in one step
         max_num_seqs=16,
         disable_log_stats=False,  # LLM() keeps no metrics unless asked
