@@ -530,9 +530,9 @@ def tokens_per_step(steps: list[Step], request_id: str) -> list[int]:
 
 
 def table(requests: list[Request], steps: list[Step]) -> str:
-    """Per step: the tokens each request got (* = it produced an output token at
-    the end of the step; . = not scheduled; x = preempted), the waiting queue after
-    the step, and what happened."""
+    """Per step: the tokens each request got (* = the model samples a token for it
+    in this step; . = not scheduled; x = preempted), the waiting queue after the
+    step, and what happened."""
     ids = [r.request_id for r in requests]
     width = max(5, *(len(i) + 2 for i in ids))
     head = "step  total" + "".join(f"{i:>{width - 1}} " for i in ids)
