@@ -8,6 +8,7 @@ import random
 
 import long_prompt
 import preemption
+import sharing_at_once
 import short_prompts
 import vllm_defaults
 from block_pool import blocks_for
@@ -44,13 +45,10 @@ EDGE_CASES = {
     # A 16-token prompt preempted after its first token comes back with 17 tokens: with
     # prefix caching it finds its own full block still cached and computes 1.
     "lesson 3: vLLM's defaults": (vllm_defaults.WORKLOAD, vllm_defaults.CONFIG),
-    # B hits the blocks A is still prefilling: they are hashed when allocated.
-    "two requests share a prefix at once": (
-        [
-            Request("A", 48, 4, prompt=SYSTEM + _shared(500, 8)),
-            Request("B", 48, 4, prompt=SYSTEM + _shared(600, 8), arrival_step=1),
-        ],
-        dict(max_num_batched_tokens=24, max_num_seqs=4),
+    # B hits the blocks A has filled while A still computes its prompt (lesson 5).
+    "lesson 5: two requests share a prefix at once": (
+        sharing_at_once.WORKLOAD,
+        sharing_at_once.CONFIG,
     ),
     # 32 tokens, twice: the last token is recomputed, so the second hits 16, not 32.
     "a prompt of whole blocks, twice": (
