@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.abc
 import importlib.util
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -217,3 +218,136 @@ def load(path: Path, name: str, root: Path = ROOT):
 
 
 _FINDER = _LessonModules(ROOT)
+
+
+# --- The README inside a lesson's zip ------------------------------------------------------
+# Written from what is already there, so that it never drifts: each file's docstring (or its
+# leading comment), the lesson page's sections that show the file, and the files' imports.
+
+PYTHON = "3.11"
+INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"(?P<slug>[\w-]+)/(?P<name>[^"]+)"', re.M)
+HEADING = re.compile(r"^(#{1,4})[ \t]+(.+?)[ \t]*(?:\{[^}]*\})?[ \t]*$")
+README_TEXT = {
+    "zh": {
+        "heading": "中文",
+        "intro": "《{title}》一课的全部代码，含它从前面课程导入的模块。",
+        "python": ("需要 Python {python} 或更新版本。标着“离线”的文件只用标准库，不必安装任何包，"
+                   "在任何电脑上都能运行；标着“GPU 实验”的文件需要 NVIDIA GPU 和 vLLM 0.26.0。"),
+        "first": "先运行：`python3 {name}`（它是课程页面上第一段可运行的代码），再按下表的顺序运行其余文件。",
+        "table": "| 文件 | 类型 | 作用 | 课程页面上的位置 |",
+        "offline": "离线", "gpu": "GPU 实验", "shell": "命令行（页面上的命令）",
+        "output": "`{script}` 打印的输出，与页面上的一致", "recorded": "页面上展示的记录",
+        "data": "`{module}` 读取的数据", "imported": "从《{title}》导入",
+        "sep": "；",
+        "note": "“作用”一栏取自各文件开头的文档字符串（代码只有一份，说明用英文写）。",
+    },
+    "en": {
+        "heading": "English",
+        "intro": "All the code of the lesson “{title}”, with the modules it imports from earlier lessons.",
+        "python": ("Needs Python {python} or newer. Files marked “offline” use the standard library"
+                   " only: nothing to install, they run on any computer. Files marked “GPU lab”"
+                   " need an NVIDIA GPU and vLLM 0.26.0."),
+        "first": ("Run first: `python3 {name}` (the first runnable code on the lesson page), then"
+                  " the other files in the order of the table."),
+        "table": "| File | Kind | What it does | Where the lesson page shows it |",
+        "offline": "offline", "gpu": "GPU lab", "shell": "shell (the page's commands)",
+        "output": "what `{script}` prints, as the page shows it", "recorded": "a record the page shows",
+        "data": "data that `{module}` reads", "imported": "imported from “{title}”",
+        "sep": "; ",
+        "note": "“What it does” is each file's docstring (the code is written once, in English).",
+    },
+}
+
+
+def described(path: Path) -> str:
+    """What a file says it does: its docstring's first paragraph, or its leading comment."""
+    if path.suffix == ".py":
+        doc = ast.get_docstring(parsed(path))
+        if doc:
+            return " ".join(doc.split("\n\n")[0].split())
+    if path.suffix in (".py", ".sh"):
+        comment = []
+        for line in path.read_text("utf-8").splitlines():
+            if line.startswith("#!"):
+                continue
+            if not line.startswith("#"):
+                break
+            comment.append(line.lstrip("#").strip())
+        return " ".join(comment)
+    return ""
+
+
+def needs_only_stdlib(path: Path, root: Path = ROOT) -> bool:
+    """Runs on the standard library alone: every import is stdlib or a course module."""
+    modules = module_files(root)
+    return all(name in sys.stdlib_module_names or name in modules or name == "__future__"
+               for name in imported_names(path))
+
+
+def shown_at(markdown: str, slug: str) -> dict[str, str]:
+    """File name -> the heading of the page's section that first shows it (--8<-- includes)."""
+    where, heading = {}, ""
+    for line in markdown.splitlines():
+        match = HEADING.match(line)
+        if match and len(match[1]) > 1:
+            heading = match[2].strip()
+            continue
+        include = INCLUDE.match(line)
+        if include and include["slug"] == slug:
+            where.setdefault(include["name"], heading)
+    return where
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def readme(folder: Path, pages: dict[str, tuple[str, str]], root: Path = ROOT,
+           titles: dict[str, dict[str, str]] | None = None) -> str:
+    """README.md of a lesson's zip, in each language of `pages` ({language: (title, markdown)}).
+
+    Files are listed in the order the lesson page first shows them (then the others); the file
+    to run first is the first offline Python file the page shows."""
+    slug, files = folder.name, bundle(folder, root)
+    owners = {path.name: module.name for module in (p for p in files.values() if p.suffix == ".py")
+              for path in data_files(module)}
+    titles = titles or {}
+    any_page = next(iter(pages.values()))[1]
+    order = list(shown_at(any_page, slug))
+    def place(name):
+        return order.index(name) if name in order else len(order)
+
+    # A script before the output it prints, even where the page shows the output first.
+    names = sorted(files, key=lambda name: (min(place(name), place(f"{Path(name).stem}.py")),
+                                            not name.endswith(".py"), name))
+    first = next((name for name in names if name.endswith(".py") and name in order
+                  and needs_only_stdlib(files[name], root)), None)
+    lines = [f"# {slug}", "", " · ".join(f"[{README_TEXT[lang]['heading']}](#{README_TEXT[lang]['heading'].lower()})"
+                                         for lang in pages), ""]
+    for language, (title, markdown) in pages.items():
+        text, where = README_TEXT[language], shown_at(markdown, slug)
+        lines += [f"## {text['heading']}", "", text["intro"].format(title=title), "",
+                  text["python"].format(python=PYTHON), ""]
+        if first:
+            lines += [text["first"].format(name=first), ""]
+        lines += [text["table"], "|---|---|---|---|"]
+        for name in names:
+            path = files[name]
+            what = described(path)
+            if path.suffix == ".py":
+                kind = text["offline"] if needs_only_stdlib(path, root) else text["gpu"]
+            elif path.suffix == ".sh":
+                kind = text["shell"]
+            elif path.suffix in (".out", ".txt", ".log") and f"{Path(name).stem}.py" in files:
+                kind = text["output"].format(script=f"{Path(name).stem}.py")
+            elif name in owners:
+                kind = text["data"].format(module=owners[name])
+            else:
+                kind = text["recorded"]
+            if path.parent != folder:
+                other = titles.get(path.parent.name, {}).get(language, path.parent.name)
+                kind += text["sep"] + text["imported"].format(title=other)
+            lines.append(f"| `{name}` | {_cell(kind)} | {_cell(what) or '—'} |"
+                         f" {_cell(where.get(name, '')) or '—'} |")
+        lines += ["", text["note"], ""]
+    return "\n".join(lines)

@@ -6,7 +6,8 @@
 
 on docs/lessons/<slug>.<lang>.md becomes a box with a link to snippets/<slug>/ as one zip (with
 the modules it imports from earlier lessons, coursekit/code.py), naming those lessons. The zips
-are written with the site. (An empty fence would confuse pytest-examples' fence matching.)
+are written with the site, each with a README.md in both languages (coursekit.code.readme).
+(An empty fence would confuse pytest-examples' fence matching.)
 
 Labels come from `extra.lesson_code` of the language being built (mkdocs.yml)."""
 
@@ -17,7 +18,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-from coursekit.code import borrowed, bundle
+from coursekit.code import borrowed, bundle, readme
 
 FENCE = re.compile(r"^```lesson-code[ \t]*\nsnippets: *(?P<slug>[\w-]+)[ \t]*\n```[ \t]*$", re.M)
 
@@ -84,3 +85,28 @@ def on_post_build(config):
                 info = zipfile.ZipInfo(f"{slug}/{name}", date_time=(2020, 1, 1, 0, 0, 0))
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, source.read_bytes())
+            info = zipfile.ZipInfo(f"{slug}/README.md", date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, _readme(root, folder, config).encode("utf-8"))
+
+
+def _readme(root: Path, folder: Path, config) -> str:
+    """The zip's README.md, in each language the lesson page is written in."""
+    docs, languages = Path(config.docs_dir), _languages(config)
+    pages = {}
+    for language in languages:
+        page = docs / "lessons" / f"{folder.name}.{language}.md"
+        if page.is_file():
+            pages[language] = (_lesson_title(docs, folder.name, language),
+                               page.read_text("utf-8"))
+    titles = {other: {language: _lesson_title(docs, other, language) or other
+                      for language in languages}
+              for other in borrowed(folder, root)}
+    return readme(folder, pages, root, titles)
+
+
+def _languages(config) -> list[str]:
+    i18n = config.plugins.get("i18n")
+    if i18n is None:
+        return [config.theme.get("language", "en")]
+    return [language.locale for language in i18n.config.languages if language.build]

@@ -1,6 +1,8 @@
 """Lessons import each other's code by module name; a snippet runs, and a lesson's code is
 downloaded, as its folder plus what it imports (coursekit/code.py)."""
 
+import ast
+import re
 import subprocess
 import sys
 import zipfile
@@ -8,7 +10,7 @@ import zipfile
 import pytest
 
 from coursekit import ROOT
-from coursekit.code import borrowed, bundle, clashes, course_imports
+from coursekit.code import borrowed, bundle, clashes, course_imports, described, needs_only_stdlib
 from coursekit.pages import pages, python_blocks
 from coursekit.site import mkdocs_build
 
@@ -104,3 +106,39 @@ def test_a_lesson_that_borrows_code_says_so_and_ships_it(course, tmp_path, edit)
     run = subprocess.run([sys.executable, "-E", "-s", "-S", "uses_first.py"],
                          cwd=tmp_path / "unzipped/second", capture_output=True, text=True)
     assert run.stdout == "64\n", run.stderr
+
+
+@pytest.mark.parametrize("slug", sorted({path.name.split(".")[0]
+                                          for path in (ROOT / "docs/lessons").glob("*.md")
+                                          if (ROOT / "snippets" / path.name.split(".")[0]).is_dir()}))
+def test_the_archive_explains_itself_in_both_languages(site, slug):
+    """README.md in the zip: what each file does (its docstring), which file to run first, the
+    Python version, in Chinese and in English."""
+    with zipfile.ZipFile(site / "assets" / "code" / f"{slug}.zip") as archive:
+        names = [name.split("/", 1)[1] for name in archive.namelist()]
+        text = archive.read(f"{slug}/README.md").decode("utf-8")
+    zh, en = text.split("\n## 中文\n")[1].split("\n## English\n")
+    files = bundle(ROOT / "snippets" / slug)
+    assert sorted(names) == sorted([*files, "README.md"])
+    first = re.search(r"先运行：`python3 (\S+\.py)`", zh)[1]
+    assert f"Run first: `python3 {first}`" in en
+    assert first in files and needs_only_stdlib(files[first])
+    assert "Python 3.11" in zh and "Python 3.11" in en and "标准库" in zh and "standard library" in en
+    for name, path in files.items():
+        rows = [line for part in (zh, en) for line in part.splitlines()
+                if line.startswith(f"| `{name}` |")]
+        assert len(rows) == 2, (slug, name)
+        said = described(path)
+        assert all(said.replace("|", "\\|") in row for row in rows), (slug, name)
+        if path.suffix == ".py" and ast.get_docstring(ast.parse(path.read_text("utf-8"))):
+            assert said, (slug, name)
+
+
+def test_the_notebook_links_the_lessons_archive(site):
+    for prefix, href, gather in (("", "../../assets/code/kv-cache.zip", "都在课程页面上"),
+                                 ("en/", "../../../assets/code/kv-cache.zip", "all on the lesson page")):
+        page = site / prefix / "lessons/kv-cache-explorer/index.html"
+        html = page.read_text("utf-8")
+        assert f'href="{href}"' in html, prefix
+        assert gather not in html, prefix
+        assert (page.parent / href).resolve().is_file()
