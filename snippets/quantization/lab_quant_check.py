@@ -7,7 +7,9 @@ Run: python lab_quant_check.py                      (the predictions)
 
 The four labs time decoding with decode_speed below: one request generates 1 token,
 then 1 + DECODE_TOKENS tokens; the second takes DECODE_TOKENS more decode steps than the
-first, and everything else (prefill, scheduling, start of the request) cancels out.
+first, and everything else (prefill, scheduling, start of the request) cancels out. Then
+quality below measures the perplexity of the model on a fixed text, from vLLM's prompt
+logprobs, twice.
 
 For each format: vLLM's "Model loading took X GiB" against quant_memory.weight_bytes,
 the dtype the engine computes in, the kernel line vLLM logs on an RTX 4090, the KV
@@ -16,6 +18,7 @@ at concurrency 1 against section 3's floor (quant_memory.decode_floor_ms), a cei
 no run can pass.
 """
 
+import math
 import re
 import sys
 import time
@@ -53,6 +56,19 @@ PROMPT_TOKENS = 16
 
 PROMPT = "Why is LLM decode memory-bound?"
 DECODE_TOKENS = 128  # decode steps timed
+# The fixed text of the perplexity: Jane Austen, Pride and Prejudice (1813), in the
+# public domain. Use a text of your own task: a famous one may be partly remembered.
+QUALITY_TEXT = (
+    "It is a truth universally acknowledged, that a single man in possession of a good"
+    " fortune, must be in want of a wife. However little known the feelings or views of"
+    " such a man may be on his first entering a neighbourhood, this truth is so well"
+    " fixed in the minds of the surrounding families, that he is considered the"
+    ' rightful property of some one or other of their daughters. "My dear Mr. Bennet,"'
+    " said his"
+    ' lady to him one day, "have you heard that Netherfield Park is let at last?" Mr.'
+    ' Bennet replied that he had not. "But it is," returned she; "for Mrs. Long has'
+    ' just been here, and she told me all about it." Mr. Bennet made no answer.'
+)
 
 
 def timed(llm, max_tokens):
@@ -80,6 +96,25 @@ def decode_speed(llm):
         f" ({DECODE_TOKENS} steps in {total - first:.3f} s)"
     )
     print(f"text: {output.text[:300]!r}")
+
+
+def quality(llm):
+    """Print the perplexity of the model on QUALITY_TEXT, twice: exp of minus the mean
+    log-probability the model gives each token of the text after the first, as vLLM
+    returns them with prompt_logprobs=0 (the token's own, no others)."""
+    from vllm import SamplingParams
+
+    params = SamplingParams(max_tokens=1, temperature=0, prompt_logprobs=0)
+    for attempt in ("first", "again"):
+        output = llm.generate([QUALITY_TEXT], params, use_tqdm=False)[0]
+        # The first token has no logprob (None); then a token id -> Logprob per token.
+        tokens = output.prompt_token_ids[1:]
+        logprobs = [lp[t].logprob for t, lp in zip(tokens, output.prompt_logprobs[1:])]
+        perplexity = math.exp(-sum(logprobs) / len(logprobs))
+        print(
+            f"perplexity ({attempt}): {perplexity:.4f} over {len(logprobs)} tokens,"
+            f" {output.num_cached_tokens} of the prompt's tokens read from the cache"
+        )
 
 
 @dataclass(frozen=True)
@@ -131,6 +166,9 @@ KERNEL = re.compile(
     r"(Using \w+ for \w+LinearMethod|Selected \w+ for \w+LinearMethod)(?=\s|$)"
 )
 SPEED = re.compile(r"decode at concurrency 1: ([\d.]+) tokens/s")
+QUALITY = re.compile(
+    r"perplexity \((first|again)\): ([\d.]+) over (\d+) tokens, (\d+) of the prompt's"
+)
 # vllm/v1/engine/core.py logs "Initializing a V1 LLM engine (v%s) with config: %s", the
 # config (vllm/config/vllm.py: VllmConfig.__str__) holding dtype=torch.<dtype>.
 ENGINE_DTYPE = re.compile(r"Initializing a V1 LLM engine .*?\bdtype=torch\.(\w+)")
@@ -159,6 +197,14 @@ def read_dtype(text: str) -> str:
     return match[1]
 
 
+def read_quality(text: str) -> list[tuple[float, int, int]]:
+    """quality()'s two lines: (perplexity, tokens, tokens read from the cache) each."""
+    found = [(float(m[2]), int(m[3]), int(m[4])) for m in QUALITY.finditer(text)]
+    if len(found) != 2:
+        raise ValueError("no two lines like 'perplexity (first): X over N tokens, ...'")
+    return found
+
+
 def read_speed(text: str) -> float:
     match = SPEED.search(text)
     if match is None:
@@ -184,8 +230,11 @@ def ceiling(fmt: str) -> float:
     return 1000 / decode_floor_ms(PRESET, fmt, 1, PROMPT_TOKENS + 1 + DECODE_TOKENS)
 
 
-def compare(name: str, log_text: str, speed_text: str) -> tuple[dict, list[str]]:
-    """Rows for a report, and what does not match."""
+def compare(
+    name: str, log_text: str, speed_text: str, quality: bool = True
+) -> tuple[dict, list[str]]:
+    """Rows for a report, and what does not match (the perplexity too, with quality:
+    the Python labs print it, the served twin does not)."""
     variant, rows, problems = VARIANTS[name], {}, []
 
     logged = read_loading_gib(log_text)
@@ -237,6 +286,28 @@ def compare(name: str, log_text: str, speed_text: str) -> tuple[dict, list[str]]
         problems.append(
             f"{name}: {speed} tokens/s, above the bandwidth ceiling {most:.0f}"
         )
+
+    if quality:
+        (first, tokens, cached), (again, tokens_again, cached_again) = read_quality(
+            speed_text
+        )
+        rows["perplexity"] = (
+            f"{first:.4f} over {tokens} tokens (again: {again:.4f};"
+            f" tokens read from the cache: {cached}, {cached_again})"
+        )
+        # A request with prompt_logprobs skips reading the prefix cache
+        # (vllm/v1/core/kv_cache_manager.py: KVCacheManager.get_computed_blocks), so
+        # the second request computes every token again, as the first did.
+        if cached or cached_again:
+            problems.append(
+                f"{name}: the perplexity requests read {cached} and {cached_again}"
+                " tokens from the prefix cache, the page says none"
+            )
+        if tokens != tokens_again or not first >= 1 <= again:
+            problems.append(
+                f"{name}: perplexities {first} over {tokens} tokens and {again} over"
+                f" {tokens_again}: not two measurements of one text"
+            )
     return rows, problems
 
 
@@ -278,7 +349,8 @@ if __name__ == "__main__":
     speed_text = (
         Path(sys.argv[3]).read_text(encoding="utf-8") if len(sys.argv) > 3 else text
     )
-    rows, problems = compare(name, text, speed_text)
+    # a server's log comes with lab_speed_send.py's output, which has no perplexity
+    rows, problems = compare(name, text, speed_text, quality=len(sys.argv) == 3)
     for key, value in rows.items():
         print(f"{key}: {value}")
     print("\n".join(f"MISMATCH: {problem}" for problem in problems) or "match")

@@ -98,7 +98,16 @@ def run_log(lines, name, loaded_gib, speed, tokens=None, dtype=None):
             + vllm_line(lines["available"], "10.0") + "\n"
             + vllm_line(lines["tokens"], f"{tokens or capacity.tokens:,}") + "\n"
             + vllm_line(lines["concurrency"], "8,192", capacity.max_concurrency) + "\n"
-            + f"decode at concurrency 1: {speed:.1f} tokens/s (128 steps in 1.000 s)\n")
+            + f"decode at concurrency 1: {speed:.1f} tokens/s (128 steps in 1.000 s)\n"
+            + quality_lines())
+
+
+def quality_lines(first=(7.3891, 120, 0), again=(7.3891, 120, 0)):
+    """quality()'s two lines, as lab_quant_check.quality prints them."""
+    return "".join(
+        f"perplexity ({attempt}): {ppl:.4f} over {tokens} tokens, {cached} of the prompt's"
+        " tokens read from the cache\n"
+        for attempt, (ppl, tokens, cached) in (("first", first), ("again", again)))
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -170,3 +179,52 @@ def test_the_vllm_config_line_names_the_dtype(vllm_src):
     """VllmConfig.__str__, which the engine line prints, holds dtype={model_config.dtype}."""
     source = (vllm_src / "vllm/config/vllm.py").read_text("utf-8")
     assert 'f"dtype={self.model_config.dtype}, "' in source
+
+
+def test_the_perplexity_is_reported_and_its_requests_skip_the_prefix_cache(lines):
+    """A prompt_logprobs request does not read the prefix cache, so the second of the two
+    perplexity requests computes every token again: a run that read any from the cache, or
+    measured two different token counts, fails; the served twin prints no perplexity."""
+    predicted = loading_range("awq-int4-g128")[0]
+    text = run_log(lines, "awq", predicted, 100)
+    rows, problems = compare("awq", text, text)
+    assert problems == []
+    assert rows["perplexity"] == (
+        "7.3891 over 120 tokens (again: 7.3891; tokens read from the cache: 0, 0)")
+    cached = text.replace(quality_lines(), quality_lines(again=(7.3891, 120, 112)))
+    assert compare("awq", cached, cached)[1] == [
+        "awq: the perplexity requests read 0 and 112 tokens from the prefix cache,"
+        " the page says none"]
+    other = text.replace(quality_lines(), quality_lines(again=(7.5, 119, 0)))
+    assert "not two measurements of one text" in compare("awq", other, other)[1][0]
+    served = text.replace(quality_lines(), "")
+    with pytest.raises(ValueError, match="no two lines like 'perplexity"):
+        compare("awq", served, served)
+    assert "perplexity" not in compare("awq", served, served, quality=False)[0]
+
+
+def test_quality_computes_the_perplexity_from_the_prompt_logprobs(capsys, monkeypatch):
+    """exp(-mean) of the logprob of each prompt token after the first, as RequestOutput holds
+    them with prompt_logprobs=0; vLLM's SamplingParams takes the keyword (the claims test)."""
+    import math
+    import sys
+    from types import ModuleType, SimpleNamespace
+
+    import lab_quant_check
+
+    vllm = ModuleType("vllm")
+    vllm.SamplingParams = lambda **kw: SimpleNamespace(**kw)
+    monkeypatch.setitem(sys.modules, "vllm", vllm)
+
+    class FakeLLM:
+        def generate(self, prompts, params, use_tqdm):
+            assert params.prompt_logprobs == 0 and params.max_tokens == 1
+            ids = [5, 6, 7]
+            entries = [None, {6: SimpleNamespace(logprob=-1.0)}, {7: SimpleNamespace(logprob=-3.0)}]
+            return [SimpleNamespace(prompt_token_ids=ids, prompt_logprobs=entries,
+                                    num_cached_tokens=0)]
+
+    lab_quant_check.quality(FakeLLM())
+    out = capsys.readouterr().out
+    assert f"perplexity (first): {math.exp(2):.4f} over 2 tokens, 0 of the prompt's" in out
+    assert lab_quant_check.read_quality(out) == [(round(math.exp(2), 4), 2, 0)] * 2

@@ -35,6 +35,11 @@ def test_the_checks_pass_against_the_stand_in(stand_in_vllm, tmp_path, capsys, f
     assert "| dry run: decode at concurrency 1 |" in summary
     dtype = "float16" if file in ("lab_awq.py", "lab_gptq.py") else "bfloat16"
     assert f"| dry run: computes in | {dtype}; the page says {dtype} |" in summary
+    if file != "lab_speed_send.py":  # the stand-in's logprobs: a perplexity of e**2 for BF16
+        perplexity = {"lab_bf16.py": 7.3891, "lab_fp8.py": 7.4633, "lab_awq.py": 7.6141,
+                      "lab_gptq.py": 7.6906}[file]
+        assert f"| dry run: perplexity | {perplexity:.4f} over " in summary
+        assert "tokens read from the cache: 0, 0)" in summary
     if file == "lab_speed_send.py":
         assert lab.ran == ["lab_fp8_serve.sh", "lab_speed_send.py"]
         assert "Selected CutlassFP8ScaledMMLinearKernel for Fp8PerTensorOnlineLinearMethod" in summary

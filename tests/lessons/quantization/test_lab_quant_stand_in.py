@@ -84,3 +84,26 @@ def test_its_llm_generates_max_tokens_in_its_decode_time(stand_in_vllm, tmp_path
     tokens, seconds, step = run.stdout.split()
     assert int(tokens) == 51 and float(seconds) >= 50 * float(step)
     assert "Using MarlinLinearKernel for AutoGPTQLinearMethod" in run.stderr
+
+
+def test_its_prompt_logprobs_skip_the_prefix_cache(stand_in_vllm, tmp_path):
+    """With prompt_logprobs a request reads nothing from the prefix cache (vLLM:
+    SamplingParams.__post_init__, KVCacheManager.get_computed_blocks); without, the same
+    prompt sent again hits its full blocks. The logprobs: None first, then one per token."""
+    lab = tmp_path / "lab.py"
+    lab.write_text(
+        "from vllm import LLM, SamplingParams\n\nif __name__ == '__main__':\n"
+        "    llm = LLM(model='Qwen/Qwen2.5-7B-Instruct-AWQ', max_model_len=4096,"
+        " enable_prefix_caching=True)\n"
+        "    prompt = {'prompt_token_ids': list(range(40))}\n"
+        "    for logprobs in (0, 0, None, None):\n"
+        "        out = llm.generate(prompt, SamplingParams(max_tokens=1, prompt_logprobs=logprobs),"
+        " use_tqdm=False)[0]\n"
+        "        entries = out.prompt_logprobs\n"
+        "        print(out.num_cached_tokens, entries and (entries[0], len(entries),"
+        " entries[1][1].logprob))\n")
+    env = {**os.environ, "VLLM_LOGGING_STREAM": "ext://sys.stderr"}
+    run = subprocess.run([sys.executable, str(lab)], capture_output=True, text=True, check=True,
+                         env=env)
+    assert run.stdout.splitlines() == [
+        "0 (None, 40, -2.03)", "0 (None, 40, -2.03)", "32 None", "32 None"]

@@ -31,10 +31,17 @@ class TokensPrompt(TypedDict, total=False):
 
 
 class SamplingParams:
-    def __init__(self, max_tokens=16, temperature=1.0, ignore_eos=False):
+    def __init__(self, max_tokens=16, temperature=1.0, ignore_eos=False, prompt_logprobs=None):
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.ignore_eos = ignore_eos
+        if prompt_logprobs not in (None, 0):
+            raise stand_in.StandInError("the stand-in models prompt_logprobs=0 only: the"
+                                        " logprob of each prompt token, no others")
+        self.prompt_logprobs = prompt_logprobs
+        # SamplingParams.__post_init__: a request that wants prompt logprobs does not read the
+        # prefix cache (KVCacheManager.get_computed_blocks skips it, and counts no query).
+        self.skip_reading_prefix_cache = prompt_logprobs is not None
 
 
 class LLMEngine:
@@ -62,7 +69,7 @@ class LLMEngine:
             raise TypeError(f"request_id must be a string, got {type(request_id)}")
         self._scheduler.add_request(stand_in.Request(
             request_id, stand_in.dry_run_prompt_tokens(prompt), params.max_tokens,
-            params.ignore_eos))
+            params.ignore_eos, params.skip_reading_prefix_cache))
         self._unfinished.add(request_id)
         self._run_ahead()
         return request_id
@@ -165,5 +172,16 @@ class LLM:
         return [SimpleNamespace(
             request_id=request_id, prompt=prompt if isinstance(prompt, str) else None,
             prompt_token_ids=done[request_id].prompt_token_ids,
+            prompt_logprobs=self._prompt_logprobs(done[request_id].prompt_token_ids, params),
             num_cached_tokens=done[request_id].num_cached_tokens, finished=True,
             outputs=done[request_id].outputs) for request_id, prompt in zip(ids, prompts)]
+
+    def _prompt_logprobs(self, token_ids, params):
+        """RequestOutput.prompt_logprobs with prompt_logprobs=0: None for the first token, then
+        {token id: Logprob} with the token's own logprob, rank and text; the logprob is the
+        stand-in's figure for the engine's weights (stand_in.dry_run_prompt_logprob)."""
+        if params.prompt_logprobs is None:
+            return None
+        logprob = stand_in.dry_run_prompt_logprob(self.engine)
+        return [None] + [{token: SimpleNamespace(logprob=logprob, rank=1, decoded_token=None)}
+                         for token in token_ids[1:]]

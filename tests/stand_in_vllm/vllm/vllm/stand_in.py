@@ -529,8 +529,9 @@ def cdiv(a: int, b: int) -> int:
 
 class Request:
     def __init__(self, request_id: str, prompt_token_ids: list[int], max_tokens: int,
-                 ignore_eos: bool):
+                 ignore_eos: bool, skip_reading_prefix_cache: bool = False):
         self.request_id = request_id
+        self.skip_reading_prefix_cache = skip_reading_prefix_cache  # prompt_logprobs asked
         self.prompt_token_ids = list(prompt_token_ids)
         self.output_token_ids: list[int] = []
         self.max_tokens = max_tokens
@@ -743,6 +744,8 @@ class Scheduler:
         waiting request is considered: its cached prefix, and PrefixCacheStats.record counts
         its tokens as queried and its hit as hits, unless it was preempted before."""
         hit = []
+        if request.skip_reading_prefix_cache:  # no lookup, and no query counted
+            return hit
         if self.prefix_index is not None:
             hit = self.prefix_index.longest_hit(request.prompt_token_ids
                                                 + request.output_token_ids)
@@ -887,6 +890,16 @@ class Scheduler:
     def step(self) -> list[Request]:
         """One engine step; the requests that got a token."""
         return self.engine_step().sampled
+
+
+# The log-probability the stand-in gives every prompt token, by the quantization of its
+# weights: stand-in figures (a perplexity of e**2 for BF16), not a model's.
+DRY_RUN_PROMPT_LOGPROB = {None: -2.0, "fp8": -2.01, "awq": -2.03, "gptq": -2.04}
+
+
+def dry_run_prompt_logprob(engine: Engine) -> float:
+    return DRY_RUN_PROMPT_LOGPROB[quantization_method(engine.model,
+                                                      engine.options["quantization"])]
 
 
 def dry_run_text(token_ids: list[int]) -> str:
