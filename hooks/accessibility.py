@@ -4,7 +4,9 @@
 - A content table gets what it needs to stack on a phone (docs/stylesheets/course.css): each
   cell carries its column's header as `data-label`, shown before it when the rows become
   cards, and the table's parts carry their roles explicitly, since a browser drops a table's
-  semantics when CSS changes its display.
+  semantics when CSS changes its display. A column whose every cell is short (an order, a
+  status: SHORT characters at most) marks its cells `data-short`: on a phone they share a line
+  with their neighbours instead of taking a line each.
 """
 
 import html
@@ -18,6 +20,20 @@ HEADER = re.compile(r"<th\b([^>]*)>(.*?)</th>", re.S)
 ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
 CELL = re.compile(r"<td\b([^>]*)>")
 TAGS = re.compile(r"<[^>]+>")
+CELL_TEXT = re.compile(r"<td\b[^>]*>(.*?)</td>", re.S)
+SHORT = 12
+
+
+def _text(cell: str) -> str:
+    return html.unescape(TAGS.sub("", cell)).strip()
+
+
+def short_columns(rows: str, columns: int) -> set[int]:
+    """The columns whose every cell holds SHORT characters or fewer (never all of them)."""
+    cells = [[_text(cell) for cell in CELL_TEXT.findall(row)] for row in ROW.findall(rows)]
+    short = {column for column in range(columns)
+             if all(column < len(row) and len(row[column]) <= SHORT for row in cells)}
+    return short if len(short) < columns else set()
 
 
 def stackable(table: re.Match) -> str:
@@ -27,11 +43,17 @@ def stackable(table: re.Match) -> str:
     if not labels or not rows:
         return table[0]
     head = HEADER.sub(r'<th role="columnheader"\1>\2</th>', head)
+    short = short_columns(rows, len(labels))
 
     def row(match):
-        cells = iter(labels)
-        return '<tr role="row">' + CELL.sub(
-            lambda cell: f'<td role="cell" data-label="{next(cells, "")}"{cell[1]}>', match[1]) + "</tr>"
+        cells = iter(enumerate(labels))
+
+        def cell(found):
+            column, label = next(cells, (None, ""))
+            mark = " data-short" if column in short else ""
+            return f'<td role="cell" data-label="{label}"{mark}{found[1]}>'
+
+        return '<tr role="row">' + CELL.sub(cell, match[1]) + "</tr>"
 
     head, rows = ROW.sub(lambda m: f'<tr role="row">{m[1]}</tr>', head), ROW.sub(row, rows)
     head = head.replace("<thead>", '<thead role="rowgroup">', 1)

@@ -1,5 +1,8 @@
 """`mkdocs build --strict` passes with zero warnings and yields clean, self-contained HTML."""
 
+import re
+from pathlib import Path
+
 import jinja2
 import pytest
 
@@ -53,3 +56,91 @@ def test_in_process_builds_compile_a_template_once_and_again_when_it_changes():
     assert render("{{ name }} cache", compiles=True) == "KV cache"
     assert render("{{ name }} cache", compiles=False) == "KV cache"
     assert render("{{ name }} blocks", compiles=True) == "KV blocks"
+
+
+LESSON_NAV = ("lessons/kv-cache.md", "lessons/paged-attention.md", "lessons/continuous-batching.md",
+              "lessons/quantization.md", "lessons/prefix-caching.md")
+
+
+def lessons_in_nav() -> list[str]:
+    """The lessons in reading order: the Markdown pages under lessons/ in mkdocs.yml's nav."""
+    found = []
+
+    def walk(items):
+        for item in items:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            if isinstance(value, list):
+                walk(value)
+            elif value.startswith("lessons/") and value.endswith(".md"):
+                found.append(value)
+
+    walk(mkdocs_config(ROOT).nav)
+    return found
+
+
+def test_next_goes_from_lesson_to_lesson(site):
+    """The footer's "Next" of a lesson is the next lesson; the notebook is reached from its
+    lesson, not between two lessons."""
+    lessons = lessons_in_nav()
+    assert lessons[:len(LESSON_NAV)] == list(LESSON_NAV)
+    for prefix in ("", "en/"):
+        for here, after in zip(lessons, lessons[1:]):
+            html = (site / prefix / here.removesuffix(".md") / "index.html").read_text("utf-8")
+            found = re.search(r'<a href="([^"]*)" class="md-footer__link md-footer__link--next"', html)
+            assert found and found[1] == f"../{Path(after).stem}/", (prefix, here, found and found[1])
+        html = (site / prefix / "lessons/kv-cache/index.html").read_text("utf-8")
+        assert 'href="../kv-cache-explorer/"' in html, prefix
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_lesson_says_its_place_reading_time_and_what_it_teaches(site, language):
+    from hooks.lesson_meta import page_text, reading_minutes, summary
+
+    config = mkdocs_config(ROOT)
+    built = {lang.locale: lang.extra for lang in config.plugins["i18n"].config.languages}
+    labels = (built[language] or config.extra)["lesson_meta"]
+    lessons = lessons_in_nav()
+    prefix = "" if language == "zh" else "en/"
+    for n, lesson in enumerate(lessons, 1):
+        source = page_text(ROOT / "docs" / lesson.replace(".md", f".{language}.md"))
+        html = (site / prefix / lesson.removesuffix(".md") / "index.html").read_text("utf-8")
+        meta = re.search(r'<p class="lesson-meta">(.*?)</p>', html)
+        assert meta, (language, lesson)
+        position = labels["position"].format(n=n, total=len(lessons))
+        minutes = labels["minutes"].format(minutes=reading_minutes(source))
+        assert meta[1] == f"<span>{position}</span><span>{minutes}</span>", (language, lesson)
+        learned = summary(source, labels["summary"])
+        assert learned, f"{lesson} ({language}): its summary does not start with {labels['summary']}"
+        box = re.search(r'<div class="admonition abstract">\s*<p class="admonition-title">(.*?)</p>'
+                        r"\s*<p>(.*?)</p>", html, re.S)
+        assert box and box[1] == labels["learn"], (language, lesson)
+        words = re.sub(r"<[^>]+>", "", box[2])
+        assert re.sub(r"[`*$]", "", learned)[:12] in words.replace("&rsquo;", "'"), (language, lesson)
+        # Above the first section, under the title.
+        assert html.index('class="lesson-meta"') < html.index("<h2"), (language, lesson)
+
+
+def test_reading_time_counts_prose_not_code():
+    from hooks.lesson_meta import READING_RATE, reading_minutes
+
+    prose = "字" * READING_RATE["cjk"] * 3 + " " + "word " * READING_RATE["word"] * 2
+    code = "\n```python\n" + "x = 1\n" * 5000 + "```\n" + '--8<-- "kv-cache/kv_cache_size.py"\n'
+    assert reading_minutes(prose) == 5
+    assert reading_minutes(prose + code) == 5
+
+
+def test_vllm_docs_links_are_pinned(site):
+    """Every link into vLLM's documentation names the pinned release's docs, not latest."""
+    from coursekit.vllm_source import pinned_version
+
+    pinned = f"https://docs.vllm.ai/en/v{pinned_version()}/"
+    link = re.compile(r"https?://docs\.vllm\.ai[^\s)\"'<>]*")
+    sources = [path for pattern in ("docs/**/*.md", "docs/**/*.ipynb", "snippets/**/*", "*.md")
+               for path in ROOT.glob(pattern) if path.is_file()]
+    built = list(site.rglob("*.html"))
+    assert built and sources
+    unpinned = sorted({f"{path.relative_to(path.parents[len(path.parents) - 1])}: {url}"
+                       for path in [*sources, *built] if path.suffix not in (".zip", ".png")
+                       for url in link.findall(path.read_text("utf-8", errors="replace"))
+                       if not url.startswith(pinned)})
+    assert unpinned == []

@@ -213,7 +213,7 @@ LAYOUT = """() => {
     brokenCode: [...document.querySelectorAll('article table[data-stack] td code')]
       .filter(code => code.getClientRects().length > 1 && brokenInsideAWord(code))
       .map(code => code.textContent),
-    narrowCells: [...document.querySelectorAll('article table[data-stack] td')]
+    narrowCells: [...document.querySelectorAll('article table[data-stack] td:not([data-short])')]
       .filter(td => td.offsetParent && td.getBoundingClientRect().width < 0.6 * content)
       .map(td => td.textContent.slice(0, 30)),
     charts: chart.map(img => ({src: img.src, link: img.closest('a').href,

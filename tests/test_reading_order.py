@@ -1,0 +1,73 @@
+"""Reading order as a reader sees it, in headless Chromium (issue 27): where a lesson sits and
+how long it takes, under its title, and the home page's learning path on a phone, where each
+lesson's card spends no line of its own on its order or its status."""
+
+import pytest
+
+
+@pytest.fixture
+def tabs(chromium):
+    """Tabs of a given width that do not search (as tests/test_readers.py opens them)."""
+    from coursekit.browser import skip_search
+
+    contexts = []
+
+    def open_tab(width):
+        context = chromium.new_context(viewport={"width": width, "height": 900})
+        contexts.append(context)
+        tab = context.new_page()
+        skip_search(tab)
+        tab.set_default_timeout(15_000)
+        return tab
+
+    yield open_tab
+    for context in contexts:
+        context.close()
+
+WIDTHS = {"phone": 390, "desktop": 1280}
+ROOTS = {"zh": "/", "en": "/en/"}
+
+# Per card of the home page's learning path: the top of each cell and its column's name.
+CARDS = """() => [...document.querySelectorAll('article table[data-stack] tbody tr')].map(
+  row => [...row.children].map(td => ({label: td.dataset.label,
+                                       top: Math.round(td.getBoundingClientRect().top),
+                                       lines: td.getClientRects().length}))
+)"""
+META = """() => {
+  const meta = document.querySelector('article .lesson-meta');
+  const title = document.querySelector('article h1'), learn = document.querySelector(
+    'article .admonition.abstract');
+  const box = element => element && element.getBoundingClientRect();
+  return meta && {text: meta.innerText, metaTop: box(meta).top, titleBottom: box(title).bottom,
+                  learnTop: box(learn) && box(learn).top, height: box(meta).height,
+                  pageWidth: document.documentElement.scrollWidth};
+}"""
+
+
+@pytest.mark.parametrize("language", ROOTS)
+def test_the_learning_path_costs_no_line_for_order_and_status_on_a_phone(tabs, course_url, language):
+    tab = tabs(width=WIDTHS["phone"])
+    tab.goto(course_url + ROOTS[language], wait_until="load")
+    cards = tab.evaluate(CARDS)
+    assert len(cards) >= 5, language
+    for card in cards:
+        order, lesson, status, covers = card
+        # Order and status share the card's first line; the lesson's title comes under them.
+        assert abs(order["top"] - status["top"]) <= 2, (language, card)
+        assert lesson["top"] > order["top"] + 10 and covers["top"] > lesson["top"], (language, card)
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
+@pytest.mark.parametrize("language", ROOTS)
+def test_a_lesson_says_where_it_is_and_what_it_teaches_under_its_title(tabs, course_url,
+                                                                       language, width):
+    tab = tabs(width=width)
+    tab.goto(course_url + ROOTS[language] + "lessons/continuous-batching/", wait_until="load")
+    meta = tab.evaluate(META)
+    assert meta, language
+    expected = {"zh": ("第 3 课，共 5 课", "分钟读完"), "en": ("Lesson 3 of 5", "min read")}[language]
+    assert all(text in meta["text"] for text in expected), meta
+    # One line, right under the title, the "what you will learn" box after it, nothing wider
+    # than the screen.
+    assert meta["titleBottom"] <= meta["metaTop"] < meta["learnTop"], meta
+    assert meta["height"] < 40 and meta["pageWidth"] <= width, meta
