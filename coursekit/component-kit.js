@@ -3,7 +3,12 @@
 // deferred, so it runs first; a page showing two components loads it twice, and the second
 // run keeps the first one's kit.
 window.courseKit ??= (() => {
-  const NUMBER = /^\d{1,6}$/;
+  // A number as the components take it: digits, maybe a fraction, maybe an exponent; no
+  // sign. Its integer part may come in groups of three digits between commas (8,192).
+  const NUMBER = /^(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?$/;
+  const GROUPED = /^\d{1,3}(,\d{3})+(?=[.eE]|$)/;
+  // The spaces a number may have around it, the ideographic one (U+3000) included.
+  const SPACES = /^[ \t\u00a0\u3000]+|[ \t\u00a0\u3000]+$/g;
 
   // A run the lesson's code refuses: the key of its message in labels.yml and the numbers
   // the message names.
@@ -27,11 +32,27 @@ window.courseKit ??= (() => {
     return made;
   }
 
-  // A link's text as a whole number within limits, or null.
+  // The one number reader of every component, for what a reader types into a field and what
+  // a link holds alike: the number a text holds, or null. A Chinese input method's
+  // full-width forms (８１９２, ８，１９２, ０．９２) count as their ASCII ones, commas group
+  // the integer part's digits by three (8,192), and spaces around the number are dropped.
+  // coursekit/components.py: read_number is its twin, for the parity contracts.
+  function number(text) {
+    if (typeof text !== "string") return null;
+    let plain = text
+      .replace(/[\uff01-\uff5e]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
+      .replace(SPACES, "");
+    if (GROUPED.test(plain)) plain = plain.replace(/,/g, "");
+    if (!NUMBER.test(plain)) return null;
+    const value = Number(plain);
+    return Number.isFinite(value) ? value : null;
+  }
+
+  // A whole number within limits [least, most], read by number(), or null.
   function whole(text, [least, most]) {
-    if (typeof text !== "string" || !NUMBER.test(text)) return null;
-    const value = Number(text);
-    return value >= least && value <= most ? value : null;
+    const value = number(text);
+    return value !== null && Number.isInteger(value) && value >= least && value <= most
+      ? value : null;
   }
 
   // setup(root) once for each root element, as document$ hands the page over again; a fresh
@@ -154,6 +175,6 @@ window.courseKit ??= (() => {
     slider.addEventListener("input", () => go(Number(slider.value)));
   }
 
-  return { Refused, fill, element, whole, once, LinkValues, attempt, share, fallbackNote, InvalidFields,
+  return { Refused, fill, element, number, whole, once, LinkValues, attempt, share, fallbackNote, InvalidFields,
            stepControls };
 })();

@@ -22,6 +22,8 @@ A page shows it with a fence at the start of a line:
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -116,6 +118,36 @@ def fence_choice(options: dict, key: str, choices) -> str:
     if set(options) != {key} or options[key] not in choices:
         raise ValueError(f"the fence holds one line, {key}: one of {', '.join(choices)}")
     return options[key]
+
+
+# The kit's number reader (component-kit.js: number), for the parity contracts to read a
+# link, and what a reader types, as the page does.
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+_NUMBER = re.compile(r"(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_GROUPED = re.compile(r"\d{1,3}(,\d{3})+(?=[.eE]|\Z)", re.ASCII)
+_SPACES = " \t\u00a0\u3000"
+
+
+def read_number(text: str) -> float | None:
+    """The number a text holds, or None: digits, maybe a fraction, maybe an exponent, no
+    sign; full-width forms (８１９２, ８，１９２, ０．９２) as their ASCII ones, commas
+    grouping the integer part's digits by three (8,192), spaces around it dropped."""
+    plain = text.translate(_FULL_WIDTH).strip(_SPACES)
+    if _GROUPED.match(plain):
+        plain = plain.replace(",", "")
+    if not _NUMBER.fullmatch(plain):
+        return None
+    value = float(plain)
+    return value if math.isfinite(value) else None
+
+
+def read_whole(text: str, least: int, most: int) -> int | None:
+    """A whole number from least to most, read by read_number, or None (component-kit.js:
+    whole)."""
+    value = read_number(text)
+    if value is None or not value.is_integer() or not least <= value <= most:
+        return None
+    return int(value)
 
 
 def kit_assets() -> list[Path]:

@@ -17,7 +17,7 @@ import pytest
 
 from coursekit import ROOT, pages
 from coursekit.browser import component_mismatches, serve
-from coursekit.components import components, label_problems
+from coursekit.components import KIT, components, label_problems, read_number, read_whole
 
 CONTRACTS = {name: component for name, component in components(ROOT).items()
              if component.parity() is not None}
@@ -54,3 +54,23 @@ def test_every_component_has_a_parity_contract():
 
 def test_components_have_the_same_labels_in_every_language():
     assert label_problems(ROOT, pages.languages(ROOT)) == []
+
+
+# Texts a reader may type or a link may hold: ASCII, full-width forms, grouped digits, and
+# what no number is.
+NUMBER_TEXTS = ["8192", "８１９２", "８，１９２", "8,192", "1,000,000", "1,0000", "12,34", ",123",
+                "1,000.5", "0.92", "０．９２", ".5", "5.", "1e4", "１ｅ４", "1E+3", "16.0",
+                " 8192", "8192\u3000", "\u30008192 ", "8192\n", "8 192", "+8", "-1", "0x10",
+                "NaN", "Infinity", "1e400", "1e-400", "9" * 300, "", "　", "abc", "٣"]
+
+
+def test_the_kit_reads_numbers_as_its_python_twin(page):
+    """component-kit.js: number and whole, in Chromium, against coursekit.components:
+    read_number and read_whole, which the parity contracts read links with."""
+    page.add_script_tag(path=str(KIT["script.js"]))
+    read = page.evaluate("""texts => texts.map(t => [courseKit.number(t),
+                                                       courseKit.whole(t, [1, 10000])])""",
+                         NUMBER_TEXTS)
+    assert dict(zip(NUMBER_TEXTS, read)) == {
+        text: [read_number(text), read_whole(text, 1, 10000)] for text in NUMBER_TEXTS}
+    assert read_whole("８，１９２", 1, 10000) == 8192 and read_number("1,0000") is None

@@ -8,7 +8,7 @@ page load costs about a second of CPU."""
 import json
 import re
 import xml.etree.ElementTree as ET
-from urllib.parse import unquote, urlencode, urlsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 import pytest
 
@@ -547,4 +547,62 @@ def test_switching_language_keeps_the_section_and_the_explorer_settings(tabs, si
     assert tab.locator('select[name="model"]').input_value() == "Llama-3.1-8B-Instruct"
     assert tab.locator('input[name="seq_len"]').input_value() == "32768"
     assert outputs(tab) == shown
+    assert tab.failed == [] and tab.off_site == []
+
+
+# The components' one number reader (issue 27): a Chinese input method types full-width
+# digits (０-９) and commas (，), and a hand-edited link may hold them too. Every component
+# reads them as the kit's number() does (coursekit/components.py: read_number, its twin,
+# is what the parity contracts read with): typed into a field, the value is taken and the
+# link holds its ASCII digits; in a link, the page shows what the same link in ASCII shows.
+COMPONENT_PAGES = {"kv-explorer": "lessons/kv-cache/", "block-table": "lessons/paged-attention/",
+                   "scheduler-timeline": "lessons/continuous-batching/",
+                   "prompt-sharing": "lessons/prefix-caching/"}
+# Per component: a link in full-width forms, the same link in ASCII, and a field with what
+# a reader types into it and the value the link then holds.
+FULL_WIDTH = {
+    "kv-explorer": ({"seq_len": "１６，３８４", "batch": "４"}, {"seq_len": "16384", "batch": "4"},
+                    ("seq_len", "３２，７６８", "32768")),
+    "block-table": ({"blocks": "１２", "ops": "A:２０,B:４０"}, {"blocks": "12", "ops": "A:20,B:40"},
+                    ("blocks", "１２", "12")),
+    "scheduler-timeline": ({"max_num_batched_tokens": "１，０２４", "step": "１"},
+                           {"max_num_batched_tokens": "1024", "step": "1"},
+                           ("max_num_batched_tokens", "２，０４８", "2048")),
+    "prompt-sharing": ({"num_gpu_blocks": "４０", "step": "０"}, {"num_gpu_blocks": "40", "step": "0"},
+                       ("num_gpu_blocks", "３０", "30")),
+}
+
+
+def component_outputs(tab, name: str) -> dict[str, str] | str:
+    """What a component's [data-key] elements show, or "error" where its alert shows."""
+    root = f'[data-component="{name}"]'
+    tab.wait_for_selector(f"{root}[data-ready]", state="attached")
+    if tab.locator(f'{root} [role="alert"]').is_visible():
+        return "error"
+    return dict(tab.eval_on_selector_all(
+        f"{root} [data-key]", "elements => elements.map(e => [e.dataset.key, e.textContent])"))
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
+@pytest.mark.parametrize("language", ROOTS)
+def test_components_read_full_width_digits_and_chinese_commas(tabs, course_url, language, width):
+    tab = tabs(width=width)
+    for name, (link, ascii_link, (field, typed, value)) in FULL_WIDTH.items():
+        contract = components(ROOT)[name].parity()
+        where = f"{name} {language} {width}px"
+        address = course_url + ROOTS[language] + COMPONENT_PAGES[name]
+        tab.goto(address + "?" + urlencode(link), wait_until="load")
+        shown = component_outputs(tab, name)
+        assert shown != "error", f"{where}: {link} shows the error"
+        assert shown == contract.expected(ascii_link) == contract.expected(link), where
+        assert shown.get("fallback", "") == "", f"{where}: {link} fell back"
+        # A reader types the field's value with an input method.
+        root = f'[data-component="{name}"]'
+        tab.fill(f'{root} input[name="{field}"]', typed)
+        assert tab.locator(f'{root} input[name="{field}"]').get_attribute("aria-invalid") is None, \
+            f"{where}: {typed} marked invalid"
+        state = dict(parse_qsl(urlsplit(tab.url).query, keep_blank_values=True))
+        assert state[field] == value, f"{where}: the link holds {state[field]!r}"
+        assert component_outputs(tab, name) == contract.expected(state), where
+        assert tab.evaluate("document.scrollingElement.scrollWidth") <= width, where
     assert tab.failed == [] and tab.off_site == []

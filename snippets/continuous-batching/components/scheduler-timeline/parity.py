@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from block_pool import blocks_for
+from coursekit.components import read_whole
 from scheduler import Request, Step, enough_blocks, run
 
 _spec = importlib.util.spec_from_file_location(
@@ -28,8 +29,8 @@ _spec.loader.exec_module(DATA)
 FENCE_START = "preemption"  # the lesson's fence: start: preemption
 DEFAULTS = DATA.state(DATA.PRESETS[FENCE_START])
 LIMITS = DATA.LIMITS
-NUMBER = re.compile(r"\d{1,6}", re.ASCII)
-REQUEST = re.compile(r"([A-Z]):(\d{1,6}):(\d{1,6})(?::(\d{1,6}))?", re.ASCII)
+# Each number of a request is read as the page reads numbers (component-kit.js: whole).
+REQUEST = re.compile(r"([A-Z]):([^:]+):([^:]+)(?::([^:]+))?", re.ASCII)
 NONE = "—"
 # A wrong rule the check must catch: a preempted request keeps what it had computed
 # (no recompute).
@@ -37,10 +38,10 @@ BROKEN = ("state.numComputedTokens = 0; // recompute", "// no recompute")
 
 
 def number(text: str, name: str) -> int:
-    least, most = LIMITS[name]
-    if not NUMBER.fullmatch(text) or not least <= int(text) <= most:
+    value = read_whole(text, *LIMITS[name])
+    if value is None:
         raise ValueError(f"{name}: {text!r}")
-    return int(text)
+    return value
 
 
 def requests(text: str) -> list[Request]:
@@ -171,9 +172,9 @@ def expected(state: dict[str, str]) -> dict[str, str] | str:
         return "error"
     chosen = 0
     if "step" in state:
-        text = state["step"]
-        if NUMBER.fullmatch(text) and int(text) < len(steps):
-            chosen = int(text)
+        step = read_whole(state["step"], 0, len(steps) - 1)
+        if step is not None:
+            chosen = step
         else:
             fallback.append("step")
     return shown(workload, settings, steps, chosen, fallback)

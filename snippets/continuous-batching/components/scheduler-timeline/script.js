@@ -9,7 +9,8 @@
           InvalidFields, stepControls } = courseKit;
   const SETTINGS = ["max_num_batched_tokens", "max_num_seqs", "num_gpu_blocks", "block_size",
                     "long_prefill_token_threshold", "enable_chunked_prefill"];
-  const REQUEST = /^([A-Z]):(\d{1,6}):(\d{1,6})(?::(\d{1,6}))?$/;
+  // NAME:PROMPT:MAX_TOKENS:ARRIVAL, each number read by the kit's whole().
+  const REQUEST = /^([A-Z]):([^:]+):([^:]+)(?::([^:]+))?$/;
   const NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
   const NONE = "—";
 

@@ -11,9 +11,9 @@ shows after that.
 import importlib.util
 import math
 import random
-import re
 from pathlib import Path
 
+from coursekit.components import read_number
 from explorer import (
     Settings,
     custom_weight_bytes,
@@ -46,9 +46,6 @@ MODEL_FIELDS = (
     "kv_lora_rank",
     "qk_rope_head_dim",
 )
-# A number as the form takes it (script.js's NUMBER): digits, maybe a fraction, maybe an
-# exponent; no sign, no spaces.
-NUMBER = re.compile(r"(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?")
 SAFE = 2**53 - 1  # every integer up to it is exact in JavaScript
 
 DEFAULTS = {
@@ -155,8 +152,10 @@ def cases() -> list[dict[str, str]]:
 
 
 def _number(text: str) -> float:
-    """What Number() gives for a field's text, NaN for text the form does not take."""
-    return float(text) if NUMBER.fullmatch(text) else math.nan
+    """A field's text as the page reads it (component-kit.js: number), NaN for text it
+    does not take."""
+    value = read_number(text)
+    return math.nan if value is None else value
 
 
 def page_form(state: dict[str, str]) -> tuple[dict[str, str], list[str]]:

@@ -4,12 +4,10 @@
 // field's largest value. The arithmetic follows snippets/kv-cache/explorer.py, and parity.py
 // says what the page must show, for hostile links too. Texts go in with textContent only.
 (() => {
-  const { fill, element, share } = courseKit;
+  const { fill, element, number, share } = courseKit;
   const GIB = 1024 ** 3;
   const MODEL_FIELDS = ["layers", "kv_heads", "head_dim", "attention_heads",
                         "kv_lora_rank", "qk_rope_head_dim"];
-  // A number as the form takes it: digits, maybe a fraction, maybe an exponent; no sign.
-  const NUMBER = /^(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?$/;
   const NONE = "—"; // a result that does not apply or cannot be computed
 
   // Fixed decimals as Python and printf round: an exact tie goes to the even digit.
@@ -54,15 +52,15 @@
       for (const [name, value] of Object.entries(preset().fields)) field(name).value = value;
     }
 
-    // A field's value, or an error naming it: a number the form takes, above 0, at most the
-    // field's max (data.py), and a whole number where the field wants one.
+    // A field's value, or an error naming it: a number as the kit reads it (full-width
+    // digits, 8,192), above 0, at most the field's max (data.py), and a whole number where
+    // the field wants one.
     function read(name, label) {
       const input = field(name);
       const kind = input.dataset.kind;
-      const max = Number(input.max);
-      const text = input.value.trim();
-      const value = Number(text);
-      const ok = NUMBER.test(text) && value > 0 && value <= max &&
+      const max = Number(input.dataset.max);
+      const value = number(input.value);
+      const ok = value !== null && value > 0 && value <= max &&
         (kind !== "int" || Number.isInteger(value));
       if (!ok) throw new FieldError(fill(messages[kind], {label, max: grouped(max)}), name);
       return value;
@@ -156,11 +154,13 @@
         // The summary shows the problem too, by the model picker; the alert announces it.
         summary.replaceChildren(element("span", problem.message, { "aria-hidden": "true" }));
       }
-      // The link holds the fields shown, and nothing else.
+      // The link holds the fields shown, and nothing else; a number as the kit read it.
       if (keepInLink) {
         const shown = {};
         for (const control of form.elements) {
-          if (control.name && !control.closest("[hidden]")) shown[control.name] = control.value;
+          if (!control.name || control.closest("[hidden]")) continue;
+          const value = control.tagName === "INPUT" ? number(control.value) : null;
+          shown[control.name] = value === null ? control.value : String(value);
         }
         share(shown, new URLSearchParams());
       }
@@ -186,7 +186,7 @@
     }
     // A link that changes a preset's architecture makes it a custom model, as typing does.
     const changed = (name) => name in preset().fields &&
-      Number(field(name).value) !== preset().fields[name];
+      number(field(name).value) !== preset().fields[name];
     if (preset() && !isMla() && MODEL_FIELDS.some(changed)) field("model").value = "custom";
     if (ignored.size) {
       ignoredNote.textContent = fill(messages.ignored,

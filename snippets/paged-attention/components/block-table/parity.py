@@ -11,8 +11,11 @@ import re
 
 from block_pool import BLOCK_SIZE, BlockPool, NoFreeBlocks
 from block_trace import NUM_GPU_BLOCKS, TRACE, encode
+from coursekit.components import read_whole
 
-OP = re.compile(r"([A-Z]):(\d{1,6}|free)")
+# A request's name and its tokens (read as the page reads numbers) or free.
+OP = re.compile(r"([A-Z]):([^:]+)")
+TOKENS = (0, 999_999)
 DEFAULTS = {
     "blocks": str(NUM_GPU_BLOCKS),
     "block_size": str(BLOCK_SIZE),
@@ -24,10 +27,21 @@ BROKEN = ("free.unshift(...unhashed)", "free.push(...unhashed)")
 
 
 def number(state: dict[str, str], key: str, least: int, most: int) -> int:
-    text = state[key]
-    if not re.fullmatch(r"\d{1,3}", text) or not least <= int(text) <= most:
+    value = read_whole(state[key], least, most)  # component-kit.js: whole
+    if value is None:
         raise ValueError(f"{key} must be a whole number from {least} to {most}")
-    return int(text)
+    return value
+
+
+def operation(text: str) -> tuple[str, int | str]:
+    """A link's operation: (request, tokens or "free")."""
+    match = OP.fullmatch(text)
+    if match and match[2] == "free":
+        return match[1], "free"
+    tokens = read_whole(match[2], *TOKENS) if match else None
+    if tokens is None:
+        raise ValueError("ops are A:20 or A:free, separated by commas")
+    return match[1], tokens
 
 
 def replay(state: dict[str, str]) -> tuple[BlockPool, list[str]]:
@@ -36,20 +50,17 @@ def replay(state: dict[str, str]) -> tuple[BlockPool, list[str]]:
     block_size = number(state, "block_size", 1, 64)
     if state["caching"] not in ("0", "1"):
         raise ValueError("caching is 0 or 1")
-    ops = [OP.fullmatch(op) for op in state["ops"].split(",")] if state["ops"] else []
-    if not all(ops):
-        raise ValueError("ops are A:20 or A:free, separated by commas")
+    ops = [operation(op) for op in state["ops"].split(",")] if state["ops"] else []
     step = number(state, "step", 0, len(ops)) if "step" in state else len(ops)
     pool, refused = BlockPool(blocks, block_size, state["caching"] == "1"), []
-    for op in ops[:step]:
-        request, tokens = op.groups()
+    for request, tokens in ops[:step]:
         if tokens == "free":
             pool.free(request)
             continue
         try:
-            pool.allocate(request, int(tokens))
+            pool.allocate(request, tokens)
         except NoFreeBlocks:
-            refused.append(op[0])
+            refused.append(f"{request}:{tokens}")
     return pool, refused
 
 

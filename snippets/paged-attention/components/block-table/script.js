@@ -2,8 +2,10 @@
 // snippets/paged-attention/block_pool.py rule for rule (and so vLLM 0.26.0's BlockPool);
 // parity.py says what the page must show for each link, and the tests check it in Chromium.
 (() => {
-  const { fill, element, share } = courseKit;
-  const OP = /^([A-Z]):(\d{1,6}|free)$/;
+  const { fill, element, number, whole, share } = courseKit;
+  // A request's name and its tokens (read by the kit's whole()) or free.
+  const OP = /^([A-Z]):([^:]+)$/;
+  const TOKENS = [0, 999999];
 
   class BadLink extends Error {}
 
@@ -70,32 +72,35 @@
   // A float as Python's repr writes it (the gauge's value on /metrics): 0.0, 0.25, 1.0.
   const pyFloat = (x) => (Number.isInteger(x) ? x.toFixed(1) : String(x));
 
-  function number(text, least, most) {
-    if (!/^\d{1,3}$/.test(text) || Number(text) < least || Number(text) > most) {
-      throw new BadLink(`${text} is not from ${least} to ${most}`);
-    }
-    return Number(text);
+  // A whole number from least to most, as the kit reads numbers.
+  function bounded(text, least, most) {
+    const value = whole(text, [least, most]);
+    if (value === null) throw new BadLink(`${text} is not from ${least} to ${most}`);
+    return value;
   }
 
   function replay(state) {
-    const blocks = number(state.blocks, 2, 64);
-    const blockSize = number(state.block_size, 1, 64);
+    const blocks = bounded(state.blocks, 2, 64);
+    const blockSize = bounded(state.block_size, 1, 64);
     if (state.caching !== "0" && state.caching !== "1") throw new BadLink("caching");
-    const ops = state.ops ? state.ops.split(",") : [];
-    if (!ops.every((op) => OP.test(op))) throw new BadLink("ops");
-    const step = state.step === null ? ops.length : number(state.step, 0, ops.length);
+    const ops = (state.ops ? state.ops.split(",") : []).map((op) => {
+      const [, request, tokens] = op.match(OP) ?? [];
+      if (tokens === "free") return { request, tokens };
+      if (!request || whole(tokens, TOKENS) === null) throw new BadLink("ops");
+      return { request, tokens: whole(tokens, TOKENS) };
+    });
+    const step = state.step === null ? ops.length : bounded(state.step, 0, ops.length);
     const pool = new BlockPool(blocks, blockSize, state.caching === "1");
     const refused = [];
     let happened = { kind: "start" };
-    for (const op of ops.slice(0, step)) {
-      const [, request, tokens] = op.match(OP);
+    for (const { request, tokens } of ops.slice(0, step)) {
       if (tokens === "free") {
         happened = { kind: "finished", r: request, blocks: pool.release(request) };
         continue;
       }
       const free = pool.free.length;
-      const result = pool.allocate(request, Number(tokens));
-      if (result.refused) refused.push(op);
+      const result = pool.allocate(request, tokens);
+      if (result.refused) refused.push(`${request}:${tokens}`);
       happened = result.refused
         ? { kind: "refused", r: request, n: tokens, needed: result.needed, free }
         : { kind: "grew", r: request, n: tokens, blocks: result.added };
@@ -221,19 +226,24 @@
       }
       update(true);
     });
+    // A field's text, as the kit reads numbers where it holds one (１２ is 12).
+    const typed = (input) => {
+      const value = number(input.value);
+      return value === null ? input.value.trim() : String(value);
+    };
     settings.addEventListener("input", () => {
-      state.blocks = settings.elements.blocks.value.trim();
-      state.block_size = settings.elements.block_size.value.trim();
+      state.blocks = typed(settings.elements.blocks);
+      state.block_size = typed(settings.elements.block_size);
       state.caching = settings.elements.caching.checked ? "1" : "0";
       update(true);
     });
     settings.addEventListener("submit", (event) => event.preventDefault());
     root.querySelector(".bt-new").addEventListener("submit", (event) => {
       event.preventDefault();
-      const tokens = event.target.elements.tokens.value.trim();
-      if (!current || !/^\d{1,6}$/.test(tokens)) return;
+      const tokens = whole(event.target.elements.tokens.value, [1, TOKENS[1]]);
+      if (!current || tokens === null) return;
       const name = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"].find((c) => !current.pool.tables.has(c));
-      if (name) act(`${name}:${Number(tokens)}`);
+      if (name) act(`${name}:${tokens}`);
     });
     update(false);
   }

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from block_pool import NoFreeBlocks, blocks_for
+from coursekit.components import read_whole
 from prefix_cache import PrefixCache, block_hashes
 
 _spec = importlib.util.spec_from_file_location(
@@ -32,7 +33,6 @@ _spec.loader.exec_module(DATA)
 FENCE_START = "system-prompt"  # the lesson's fence: start: system-prompt
 DEFAULTS = DATA.state(DATA.PRESETS[FENCE_START])
 LIMITS = DATA.LIMITS
-NUMBER = re.compile(r"\d{1,6}", re.ASCII)
 WORD = re.compile(DATA.WORD)
 NAMES = "ABCDEFGH"
 NONE = "—"
@@ -46,10 +46,10 @@ BROKEN = (
 
 
 def number(text: str, name: str) -> int:
-    least, most = LIMITS[name]
-    if not NUMBER.fullmatch(text) or not least <= int(text) <= most:
+    value = read_whole(text, *LIMITS[name])  # as component-kit.js: whole reads it
+    if value is None:
         raise ValueError(f"{name}: {text!r}")
-    return int(text)
+    return value
 
 
 def prompts(text: str) -> list[list[str]]:
@@ -153,9 +153,9 @@ def expected(state: dict[str, str]) -> dict[str, str] | str:
         )
     chosen = len(workload) - 1
     if "step" in state:
-        text = state["step"]
-        if NUMBER.fullmatch(text) and int(text) < len(workload):
-            chosen = int(text)
+        step = read_whole(state["step"], 0, len(workload) - 1)
+        if step is not None:
+            chosen = step
         else:
             fallback.append("step")
     return out | after[chosen] | {"fallback": ", ".join(fallback)}
