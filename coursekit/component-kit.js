@@ -48,6 +48,17 @@ window.courseKit ??= (() => {
     return Number.isFinite(value) ? value : null;
   }
 
+  // A number of at least 0 with fixed decimals as Python's format() and printf write it: its
+  // exact binary value rounded to the nearest, an exact tie to the even digit (toFixed takes
+  // the larger one: 0.125.toFixed(2) is 0.13, Python's f"{0.125:.2f}" 0.12).
+  function fixed(x, digits) {
+    const rounded = x.toFixed(digits);
+    const exact = x.toFixed(digits + 30); // 30 more decimals, exact: a tie ends in 5000...
+    if (!exact.endsWith(`5${"0".repeat(29)}`)) return rounded;
+    const down = exact.slice(0, -30).replace(/\.$/, "");
+    return Number(down.at(-1)) % 2 === 0 ? down : rounded;
+  }
+
   // A whole number within limits [least, most], read by number(), or null.
   function whole(text, [least, most]) {
     const value = number(text);
@@ -175,6 +186,6 @@ window.courseKit ??= (() => {
     slider.addEventListener("input", () => go(Number(slider.value)));
   }
 
-  return { Refused, fill, element, number, whole, once, LinkValues, attempt, share, fallbackNote, InvalidFields,
-           stepControls };
+  return { Refused, fill, element, number, whole, fixed, once, LinkValues, attempt, share,
+           fallbackNote, InvalidFields, stepControls };
 })();

@@ -74,3 +74,19 @@ def test_the_kit_reads_numbers_as_its_python_twin(page):
     assert dict(zip(NUMBER_TEXTS, read)) == {
         text: [read_number(text), read_whole(text, 1, 10000)] for text in NUMBER_TEXTS}
     assert read_whole("８，１９２", 1, 10000) == 8192 and read_number("1,0000") is None
+
+
+def test_the_kit_rounds_as_python_formats(page):
+    """component-kit.js: fixed against Python's format(): ties (0.125, 0.03125) go to the
+    even digit, and every usage a block pool of 2 to 64 blocks shows, to 4 decimals and as
+    a percentage to 1, comes out as the parity contracts format it."""
+    page.add_script_tag(path=str(KIT["script.js"]))
+    cases = [(x, digits) for x in (0.125, 0.375, 2.5, 3.5, 0.5, 0.03125, 1.005, 2.675, 1e-7,
+                                   0.0, 1.0, 123456.785, 8.0 / 3)
+             for digits in (0, 1, 2, 4)]
+    for total in range(1, 64):
+        for free in range(total + 1):
+            usage = 1.0 - free / total  # block_pool.py: BlockPool.usage
+            cases += [(usage, 4), (usage * 100, 1)]
+    shown = page.evaluate("cases => cases.map(([x, d]) => courseKit.fixed(x, d))", cases)
+    assert [(x, d, s) for (x, d), s in zip(cases, shown) if s != f"{x:.{d}f}"] == []

@@ -564,7 +564,7 @@ FULL_WIDTH = {
     "kv-explorer": ({"seq_len": "１６，３８４", "batch": "４"}, {"seq_len": "16384", "batch": "4"},
                     ("seq_len", "３２，７６８", "32768")),
     "block-table": ({"blocks": "１２", "ops": "A:２０,B:４０"}, {"blocks": "12", "ops": "A:20,B:40"},
-                    ("blocks", "１２", "12")),
+                    ("blocks", "１６", "16")),
     "scheduler-timeline": ({"max_num_batched_tokens": "１，０２４", "step": "１"},
                            {"max_num_batched_tokens": "1024", "step": "1"},
                            ("max_num_batched_tokens", "２，０４８", "2048")),
@@ -605,4 +605,78 @@ def test_components_read_full_width_digits_and_chinese_commas(tabs, course_url, 
         assert state[field] == value, f"{where}: the link holds {state[field]!r}"
         assert component_outputs(tab, name) == contract.expected(state), where
         assert tab.evaluate("document.scrollingElement.scrollWidth") <= width, where
+    assert tab.failed == [] and tab.off_site == []
+
+
+# The block table on lesson 2's page (issue 27): its usage as vLLM's gauge is read, a field
+# that takes no value marked as such while the view keeps what it showed, and an operation
+# before the last step saying which later steps it drops, with a way back.
+BLOCK_TABLE = components(ROOT)["block-table"]
+BLOCK_TABLE_ROOT = '[data-component="block-table"]'
+
+
+def fill_in(text: str, **values) -> str:
+    """A component's message with its {placeholders} filled in (component-kit.js: fill)."""
+    return re.sub(r"\{(\w+)\}", lambda match: str(values.get(match[1], match[0])), text)
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
+@pytest.mark.parametrize("language", ROOTS)
+def test_block_table_reads_its_gauge_marks_its_fields_and_names_what_it_drops(
+        tabs, course_url, language, width):
+    tab = tabs(width=width)
+    labels = BLOCK_TABLE.labels[language]
+    contract = BLOCK_TABLE.parity()
+    trace = contract.DEFAULTS["ops"].split(",")
+    tab.goto(course_url + ROOTS[language] + COMPONENT_PAGES["block-table"] + "?step=2",
+             wait_until="load")
+    shown = component_outputs(tab, "block-table")
+    # 5 of 9 blocks in use: the gauge as block_trace.py prints it, and as vLLM's log line.
+    assert shown == contract.expected({"step": "2"})
+    assert (shown["used"], shown["gauge"], shown["percent"]) == ("5/9", "0.5556", "55.6%")
+    assert "GPU KV cache usage: 55.6%" in tab.locator(f"{BLOCK_TABLE_ROOT} .bt-state").inner_text()
+    # A number of blocks the page does not take: the field says so and is marked; the view,
+    # and the link, keep the 10 blocks they had, not a number typed on the way (the 6 of 65).
+    blocks = tab.locator(f'{BLOCK_TABLE_ROOT} input[name="blocks"]')
+    message = tab.locator(f"{BLOCK_TABLE_ROOT} .bt-invalid")
+    expected_message = fill_in(labels["text"]["invalid"], label=labels["blocks"], least=2,
+                               most=64, kept=10)
+    for typed in ("0", "1", "65", ""):
+        blocks.fill(typed)
+        where = f"{language} {width}px: {typed!r}"
+        assert blocks.get_attribute("aria-invalid") == "true", where
+        assert message.is_visible() and message.text_content() == expected_message, where
+        assert tab.locator(f"{BLOCK_TABLE_ROOT} .bt-error").is_hidden(), where
+        assert component_outputs(tab, "block-table") == shown, where
+    blocks.fill("")
+    blocks.press_sequentially("65")
+    assert blocks.get_attribute("aria-invalid") == "true"
+    assert component_outputs(tab, "block-table") == shown
+    state = dict(parse_qsl(urlsplit(tab.url).query, keep_blank_values=True))
+    assert state.get("blocks", "10") == "10" and contract.expected(state) == shown
+    blocks.fill("１２")
+    assert blocks.get_attribute("aria-invalid") is None and message.is_hidden()
+    state = dict(parse_qsl(urlsplit(tab.url).query, keep_blank_values=True))
+    assert state["blocks"] == "12"
+    assert component_outputs(tab, "block-table") == contract.expected(state)
+    # At step 2 of 9, the page says what an operation there drops; adding a request drops
+    # the 7 operations after it, says so, and brings them back on request.
+    later = tab.locator(f"{BLOCK_TABLE_ROOT} .bt-later")
+    listed = ", ".join(trace[2:6]) + ", …"
+    assert later.is_visible()
+    assert later.text_content() == fill_in(labels["text"]["later"], step=2, total=9, count=7,
+                                           ops=listed)
+    tab.click(f"{BLOCK_TABLE_ROOT} .bt-new button[type=submit]")
+    dropped = tab.locator(f"{BLOCK_TABLE_ROOT} .bt-dropped")
+    assert dropped.is_visible() and later.is_hidden()
+    assert tab.locator(f"{BLOCK_TABLE_ROOT} .bt-dropped-text").text_content() == fill_in(
+        labels["text"]["dropped"], count=7, step=2, ops=listed)
+    state = dict(parse_qsl(urlsplit(tab.url).query, keep_blank_values=True))
+    assert state["ops"] == ",".join(trace[:2] + ["C:30"])
+    assert tab.evaluate("document.scrollingElement.scrollWidth") <= width
+    tab.click(f"{BLOCK_TABLE_ROOT} .bt-undo")
+    assert dropped.is_hidden() and later.is_visible()
+    state = dict(parse_qsl(urlsplit(tab.url).query, keep_blank_values=True))
+    assert (state["ops"], state["step"]) == (",".join(trace), "2")
+    assert component_outputs(tab, "block-table") == contract.expected(state)
     assert tab.failed == [] and tab.off_site == []

@@ -4,21 +4,12 @@
 // field's largest value. The arithmetic follows snippets/kv-cache/explorer.py, and parity.py
 // says what the page must show, for hostile links too. Texts go in with textContent only.
 (() => {
-  const { fill, element, number, share } = courseKit;
+  const { fill, element, number, fixed, share } = courseKit;
   const GIB = 1024 ** 3;
   const MODEL_FIELDS = ["layers", "kv_heads", "head_dim", "attention_heads",
                         "kv_lora_rank", "qk_rope_head_dim"];
   const NONE = "—"; // a result that does not apply or cannot be computed
 
-  // Fixed decimals as Python and printf round: an exact tie goes to the even digit.
-  function fixed(x, digits) {
-    const scaled = x * 10 ** digits;
-    if (Math.abs(scaled - Math.trunc(scaled)) === 0.5) {
-      const down = Math.floor(scaled);
-      return ((down % 2 === 0 ? down : down + 1) / 10 ** digits).toFixed(digits);
-    }
-    return x.toFixed(digits);
-  }
   const grouped = (n) => n.toLocaleString("en-US");
   const floorDiv = (a, b) => (a - (a % b)) / b; // exact for safe integers
 

@@ -83,7 +83,11 @@ def shown(pool: BlockPool, refused: list[str], step: int, total: int) -> dict[st
     out |= {
         "free": " ".join(queue) or "—",
         "used": f"{used}/{pool.num_gpu_blocks - 1}",
-        "gauge": repr(float(pool.usage)),
+        # The gauge to 4 decimals, as block_trace.py prints it, and as vLLM's log
+        # writes it, "%.1f%%" of usage * 100 (vllm/v1/metrics/loggers.py:
+        # LoggingStatLogger.log).
+        "gauge": f"{pool.usage:.4f}",
+        "percent": f"{pool.usage * 100:.1f}%",
         "refused": ", ".join(refused) or "—",
     }
     return out

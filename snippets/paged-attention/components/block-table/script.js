@@ -2,7 +2,7 @@
 // snippets/paged-attention/block_pool.py rule for rule (and so vLLM 0.26.0's BlockPool);
 // parity.py says what the page must show for each link, and the tests check it in Chromium.
 (() => {
-  const { fill, element, number, whole, share } = courseKit;
+  const { fill, element, whole, fixed, share, InvalidFields } = courseKit;
   // A request's name and its tokens (read by the kit's whole()) or free.
   const OP = /^([A-Z]):([^:]+)$/;
   const TOKENS = [0, 999999];
@@ -69,9 +69,6 @@
     }
   }
 
-  // A float as Python's repr writes it (the gauge's value on /metrics): 0.0, 0.25, 1.0.
-  const pyFloat = (x) => (Number.isInteger(x) ? x.toFixed(1) : String(x));
-
   // A whole number from least to most, as the kit reads numbers.
   function bounded(text, least, most) {
     const value = whole(text, [least, most]);
@@ -105,16 +102,28 @@
         ? { kind: "refused", r: request, n: tokens, needed: result.needed, free }
         : { kind: "grew", r: request, n: tokens, blocks: result.added };
     }
-    return { pool, refused, happened, step, total: ops.length };
+    const written = ops.map(({ request, tokens }) => `${request}:${tokens}`);
+    return { pool, ops: written, refused, happened, step, total: ops.length };
   }
+
+  // What the settings' fields take; a request's tokens are TOKENS.
+  const LIMITS = { blocks: [2, 64], block_size: [1, 64] };
+  const NAMED = 4; // operations a note names before "…"
+  const listed = (ops) => ops.slice(0, NAMED).join(", ") + (ops.length > NAMED ? ", …" : "");
+  const grouped = (n) => n.toLocaleString("en-US");
 
   function setup(root) {
     const text = JSON.parse(root.dataset.text);
     const labels = JSON.parse(root.dataset.labels);
     const settings = root.querySelector(".bt-settings");
+    const newRequest = root.querySelector(".bt-new");
     const error = root.querySelector(".bt-error");
     const view = root.querySelector(".bt-state");
     const happenedLine = root.querySelector(".bt-happened");
+    const later = root.querySelector(".bt-later");
+    const dropped = root.querySelector(".bt-dropped");
+    const invalid = new InvalidFields(root.querySelector(".bt-invalid"));
+    const fieldLabel = (input) => input.closest("label").querySelector("span").textContent;
     const link = new URLSearchParams(location.search);
     const state = {
       blocks: link.get("blocks") ?? root.dataset.blocks,
@@ -124,6 +133,7 @@
       step: link.get("step"),
     };
     let current = null;
+    let undo = null; // the state before a reader's operation dropped the steps after it
 
     function button(label, onClick) {
       const made = element("button", label, { type: "button" });
@@ -132,10 +142,14 @@
     }
 
     function show(result) {
-      const { pool, refused, happened, step, total } = result;
+      const { pool, ops, refused, happened, step, total } = result;
       root.querySelector('[data-key="step"]').value = `${step}/${total}`;
       const values = { ...happened, blocks: (happened.blocks ?? []).join(", ") };
       happenedLine.textContent = fill(text[happened.kind], values);
+      // Before the last step, an operation drops the steps after it: the page says so first.
+      later.hidden = step === total;
+      later.textContent = step === total ? "" : fill(text.later, {
+        step, total, count: total - step, ops: listed(ops.slice(step)) });
 
       const body = root.querySelector(".bt-requests tbody");
       body.replaceChildren();
@@ -178,16 +192,34 @@
         .join(" ") || "—";
       root.querySelector('[data-key="used"]').value =
         `${pool.numGpuBlocks - 1 - pool.free.length}/${pool.numGpuBlocks - 1}`;
-      root.querySelector('[data-key="gauge"]').value = pyFloat(pool.usage());
+      // The gauge to 4 decimals, as block_trace.py prints it, and as vLLM's log line writes
+      // it (vllm/v1/metrics/loggers.py: LoggingStatLogger.log: "%.1f%%" of usage * 100).
+      root.querySelector('[data-key="gauge"]').value = fixed(pool.usage(), 4);
+      root.querySelector('[data-key="percent"]').value = `${fixed(pool.usage() * 100, 1)}%`;
       root.querySelector('[data-key="refused"]').value = refused.join(", ") || "—";
     }
 
-    function update(keepInLink) {
+    // The settings' fields show the state's values, none of them marked.
+    function fillForm() {
       settings.elements.blocks.value = state.blocks;
       settings.elements.block_size.value = state.block_size;
       settings.elements.caching.checked = state.caching === "1";
+      for (const input of [settings.elements.blocks, settings.elements.block_size]) {
+        invalid.mark(input, null);
+      }
+    }
+
+    // Replay the state; what the link holds goes into it as the page reads it (１２ is 12).
+    // dropping: { ops, step }, the operations after the step that a reader's operation there
+    // dropped, named in a note.
+    function update(keepInLink, dropping = null) {
       try {
         current = replay(state);
+        Object.assign(state, {
+          blocks: String(current.pool.numGpuBlocks), block_size: String(current.pool.blockSize),
+          ops: current.ops.join(","),
+          step: current.step === current.total ? null : String(current.step),
+        });
         show(current);
         error.hidden = true;
         view.hidden = false;
@@ -196,21 +228,38 @@
         current = null;
         error.hidden = false;
         view.hidden = true;
+        later.hidden = true;
         happenedLine.textContent = "";
+      }
+      dropped.hidden = dropping === null;
+      if (dropping) {
+        dropped.querySelector(".bt-dropped-text").textContent = fill(text.dropped, {
+          count: dropping.ops.length, step: dropping.step, ops: listed(dropping.ops) });
+      } else {
+        undo = null;
       }
       if (keepInLink) share(state); // a step of null: the last one
       root.dataset.ready = "true";
     }
 
-    // A reader's operation replaces whatever came after the step shown.
+    // A reader's operation replaces whatever came after the step shown; the note says which
+    // operations that dropped, with a button to bring them back.
     function act(op) {
       if (!current) return;
-      const ops = state.ops ? state.ops.split(",").slice(0, current.step) : [];
-      state.ops = ops.concat(op).join(",");
+      const before = { ...state };
+      const { ops, step } = current;
+      state.ops = ops.slice(0, step).concat(op).join(",");
       state.step = null;
-      update(true);
+      update(true, step < ops.length ? { ops: ops.slice(step), step } : null);
+      if (step < ops.length) undo = before;
     }
 
+    dropped.querySelector(".bt-undo").addEventListener("click", () => {
+      if (!undo) return;
+      Object.assign(state, undo);
+      update(true);
+      root.querySelector('[data-go="next"]').focus();
+    });
     root.querySelector(".bt-steps").addEventListener("click", (event) => {
       const go = event.target.closest("button")?.dataset.go;
       if (!go) return;
@@ -218,6 +267,7 @@
         Object.assign(state, { blocks: root.dataset.blocks, block_size: root.dataset.blockSize,
                                caching: "0", ops: go === "reset" ? root.dataset.ops : "",
                                step: null });
+        fillForm();
       } else if (current) {
         const moves = { first: 0, prev: current.step - 1, next: current.step + 1,
                         last: current.total };
@@ -226,26 +276,61 @@
       }
       update(true);
     });
-    // A field's text, as the kit reads numbers where it holds one (１２ is 12).
-    const typed = (input) => {
-      const value = number(input.value);
-      return value === null ? input.value.trim() : String(value);
+    const replays = (next) => {
+      try {
+        replay(next);
+        return true;
+      } catch (problem) {
+        if (problem instanceof BadLink) return false;
+        throw problem;
+      }
     };
-    settings.addEventListener("input", () => {
-      state.blocks = typed(settings.elements.blocks);
-      state.block_size = typed(settings.elements.block_size);
-      state.caching = settings.elements.caching.checked ? "1" : "0";
-      update(true);
+    // A value the reader typed: the page takes it, or marks the field and shows (and shares)
+    // the value the field held when the reader began to edit it: not a number typed on the
+    // way to another (the 6 of 65).
+    const kept = {};
+    settings.addEventListener("focusin", (event) => {
+      if (event.target.name in LIMITS) kept[event.target.name] = state[event.target.name];
+    });
+    settings.addEventListener("input", (event) => {
+      const input = event.target;
+      const name = input.name;
+      if (name === "caching") {
+        state.caching = input.checked ? "1" : "0";
+        update(true);
+        return;
+      }
+      const [least, most] = LIMITS[name];
+      const value = whole(input.value, LIMITS[name]);
+      const next = { ...state, [name]: String(value) };
+      let problem = null;
+      if (value === null) problem = text.invalid;
+      else if (current && !replays(next)) problem = text.invalid_replay; // refused, then finished
+      const before = state[name];
+      if (problem === null) Object.assign(state, next);
+      else state[name] = kept[name] ?? before;
+      if (state[name] !== before) update(true);
+      invalid.mark(input, problem && fill(problem, { label: fieldLabel(input), least, most,
+                                                     value, kept: state[name] }));
     });
     settings.addEventListener("submit", (event) => event.preventDefault());
-    root.querySelector(".bt-new").addEventListener("submit", (event) => {
+    const tokensField = newRequest.elements.tokens;
+    const readTokens = () => {
+      const tokens = whole(tokensField.value, [1, TOKENS[1]]);
+      invalid.mark(tokensField, tokens !== null ? null : fill(text.invalid_tokens, {
+        label: fieldLabel(tokensField), least: 1, most: grouped(TOKENS[1]) }));
+      return tokens;
+    };
+    tokensField.addEventListener("input", readTokens);
+    newRequest.addEventListener("submit", (event) => {
       event.preventDefault();
-      const tokens = whole(event.target.elements.tokens.value, [1, TOKENS[1]]);
+      const tokens = readTokens();
       if (!current || tokens === null) return;
       const name = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"].find((c) => !current.pool.tables.has(c));
       if (name) act(`${name}:${tokens}`);
     });
     update(false);
+    fillForm();
   }
 
   document$.subscribe(() =>
