@@ -412,6 +412,13 @@ def in_turn(links: list, language: str) -> list:
     return links[list(ROOTS).index(language)::len(ROOTS)]
 
 
+def link_notes(language: str, state: dict[str, str]) -> list[str]:
+    """The explorer's notes, one per value of the link that fell back, in a language."""
+    labels = KV_EXPLORER.labels[language]
+    return [message(language, key, label=labels[name], name=name, **values)
+            for key, name, values in KV_EXPLORER.parity().link_notes(state)]
+
+
 @pytest.mark.parametrize("language", ROOTS)
 def test_explorer_ignores_choices_the_form_does_not_offer(tabs, course_url, language):
     tab = tabs(width=WIDTHS["phone"])
@@ -420,12 +427,10 @@ def test_explorer_ignores_choices_the_form_does_not_offer(tabs, course_url, lang
     contract = KV_EXPLORER.parity()
     for state in in_turn(IGNORED_CHOICES, language):
         open_explorer(tab, course_url, language, "?" + urlencode(state))
-        ignored = contract.ignored(state)
-        assert ignored, state
-        note = tab.locator(".kv-ignored")
-        assert note.is_visible(), f"{state}: no note"
-        names = message(language, "separator").join(ignored)
-        assert note.text_content() == message(language, "ignored", names=names)
+        assert contract.ignored(state), state
+        assert tab.locator(".kv-ignored").is_visible(), f"{state}: no note"
+        notes = tab.locator(".kv-ignored p").all_text_contents()
+        assert notes == link_notes(language, state), state
         assert outputs(tab) == contract.expected(state), state
         for name in ("model", "kv_dtype", "gpu", "weight_dtype"):
             chosen = tab.locator(f'select[name="{name}"]').input_value()
@@ -438,10 +443,11 @@ def test_explorer_ignores_choices_the_form_does_not_offer(tabs, course_url, lang
     assert tab.failed == [] and tab.off_site == []
 
 
-# One link per kind of message the explorer answers with, on the whole page: its parity
-# contract (components/kv-explorer/parity.py) runs these and more on the component alone,
-# where no link may make it show NaN, Infinity or a runaway number either.
-# The first is opened in both languages, for its message.
+# Numbers no field takes, on the whole page: each falls back to its field's own value with a
+# note, and the results show; only numbers each field takes but together too large for the
+# page to compute exactly show its error. Its parity contract (components/kv-explorer/
+# parity.py) runs these and more on the component alone, where no link may make it show NaN,
+# Infinity or a runaway number either. The first is opened in both languages.
 HOSTILE_NUMBERS = ["layers=1e300", "seq_len=" + "9" * 300, "seq_len=NaN", "utilization=1e-400",
                    "gpu=custom&gpu_gib=1e300",
                    "model=custom&layers=1000&kv_heads=1000&head_dim=4096&attention_heads=1000"
@@ -449,22 +455,60 @@ HOSTILE_NUMBERS = ["layers=1e300", "seq_len=" + "9" * 300, "seq_len=NaN", "utili
 
 
 @pytest.mark.parametrize("language", ROOTS)
-def test_explorer_answers_hostile_numbers_with_the_fields_message(tabs, course_url, language):
+def test_explorer_answers_hostile_numbers_with_a_note_each(tabs, course_url, language):
     tab = tabs(width=WIDTHS["phone"])
     contract = KV_EXPLORER.parity()
     for query in HOSTILE_NUMBERS[:1] + in_turn(HOSTILE_NUMBERS[1:], language):
         open_explorer(tab, course_url, language, "?" + query)
+        state = dict(pair.split("=") for pair in query.split("&"))
         error = tab.locator(".kv-error")
-        assert error.is_visible(), f"{query}: no error shown"
-        assert contract.expected(dict(pair.split("=") for pair in query.split("&"))) == "error"
         shown = tab.locator(EXPLORER).inner_text()
         assert not re.search(r"NaN|Infinity|\d{20}", shown.replace(",", "")), f"{query}: {shown}"
         assert tab.evaluate("document.scrollingElement.scrollWidth") <= WIDTHS["phone"], query
-        assert tab.locator(".kv-results").is_hidden()
-        if query == HOSTILE_NUMBERS[0]:  # the field's own message, with its range
-            label = KV_EXPLORER.labels[language]["layers"]
-            assert error.text_content() == message(language, "int", label=label, max="1,000")
-            assert tab.locator('input[name="layers"]').get_attribute("aria-invalid") == "true"
+        if query == HOSTILE_NUMBERS[-1]:  # every field takes its number: too large together
+            assert contract.expected(state) == "error" and error.is_visible()
+            assert error.text_content() == message(language, "too_large")
+            continue
+        assert error.is_hidden() and tab.locator(".kv-results").is_visible(), query
+        assert tab.locator(".kv-ignored p").all_text_contents() == link_notes(language, state)
+        assert outputs(tab) == contract.expected(state) != "error", query
+    # A reader who types such a number gets the field's own message, with its range.
+    tab.fill('input[name="layers"]', "1e300")
+    label = KV_EXPLORER.labels[language]["layers"]
+    assert tab.locator(".kv-error").text_content() == message(language, "int", label=label,
+                                                               max="1,000")
+    assert tab.locator('input[name="layers"]').get_attribute("aria-invalid") == "true"
+    assert tab.failed == [] and tab.off_site == []
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
+@pytest.mark.parametrize("language", ROOTS)
+def test_explorer_from_a_hand_edited_link_notes_each_bad_value_and_shows_results(
+        tabs, course_url, language, width):
+    """Issue 27: ?seq_len=abc&batch=-1&model=nope showed no results and one error twice,
+    with batch=-1 unflagged."""
+    tab = tabs(width=width)
+    contract = KV_EXPLORER.parity()
+    state = {"seq_len": "abc", "batch": "-1", "model": "nope"}
+    open_explorer(tab, course_url, language, "?" + urlencode(state))
+    where = f"{language} {width}px"
+    # Each value fell back to the form's own, and the results show, with no error at all.
+    assert tab.locator(".kv-results").is_visible() and tab.locator(".kv-error").is_hidden(), where
+    assert tab.locator(".kv-ignored p").count() == 3, f"{where}: not a note per value"
+    assert outputs(tab) == contract.expected(state) == contract.expected({}), where
+    assert tab.locator(".kv-ignored p").all_text_contents() == link_notes(language, state), where
+    assert [name for _, name, _ in contract.link_notes(state)] == ["model", "seq_len", "batch"]
+    assert tab.locator(".kv-summary").text_content() == message(
+        language, "summary", **contract.expected({})), where
+    fields = {name: tab.locator(f'{EXPLORER} [name="{name}"]').input_value()
+              for name in ("model", "seq_len", "batch")}
+    assert fields == {"model": contract.FIRST_MODEL, "seq_len": "8192", "batch": "1"}, where
+    assert tab.locator(f"{EXPLORER} [aria-invalid]").count() == 0, where
+    assert tab.evaluate("document.scrollingElement.scrollWidth") <= width, where
+    # Once the reader changes a value, the link holds the form's values: the notes go.
+    tab.fill('input[name="batch"]', "2")
+    assert tab.locator(".kv-ignored").is_hidden(), where
+    assert dict(parse_qsl(urlsplit(tab.url).query))["batch"] == "2"
     assert tab.failed == [] and tab.off_site == []
 
 

@@ -56,10 +56,17 @@ def test_hostile_links_fall_back_as_the_page_does():
     assert contract.ignored({"kv_dtype": "bogus", "model": "nope", "gpu": "80"}) == [
         "model", "kv_dtype"]
     assert contract.expected({"kv_dtype": "bogus"}) == contract.expected({})
+    # A number its field does not take falls back to the field's own, with a note.
     for state in ({"seq_len": "1e308"}, {"layers": "1e300"}, {"batch": "-1"},
                   {"batch": "2.5"}, {"seq_len": "inf"}, {"seq_len": "1_000"}):
-        assert contract.expected(state) == "error", state
+        assert contract.expected(state) == contract.expected({}), state
+        assert contract.ignored(state) == list(state), state
+    assert contract.link_notes({"seq_len": "abc", "batch": "-1", "model": "nope"}) == [
+        ("link_choice", "model", {"fallback": contract.FIRST_MODEL}),
+        ("link_int", "seq_len", {"max": "10,000,000", "fallback": "8192"}),
+        ("link_int", "batch", {"max": "100,000", "fallback": "1"})]
     assert contract.expected({"seq_len": "1e4"}) == contract.expected({"seq_len": "10000"})
+    assert contract.expected({"seq_len": "１０，０００"}) == contract.expected({"seq_len": "10000"})
     # A preset's architecture changed by the link: a custom model, as typing makes it.
     assert contract.page_form({"layers": "40"})[0]["model"] == "custom"
     assert contract.page_form({"layers": "28.0"})[0]["model"] == contract.FIRST_MODEL

@@ -2,10 +2,11 @@
 
 tests/test_components.py opens the page with each of cases() in its link and compares
 what every [data-key] output shows with expected(state), which explorer.py computes.
-page_form() reads a link as script.js does: a choice the form does not offer is ignored
-(the default stays, and the page names it in a note), a number goes into its field, and
-read() checks it as script.js does, so hostile links are expected to show what the page
-shows after that.
+page_form() reads a link as script.js does: a choice the form does not offer, or a
+number its field does not take (accepted()), falls back to the form's own value (the
+fence's preset's or the field's default) and gets a note of its own (link_notes()); a
+number the field takes goes into it. So hostile links are expected to show what the page
+shows after that, and read() checks the form as script.js does.
 """
 
 import importlib.util
@@ -62,14 +63,15 @@ DEFAULTS = {
 ON_A_4090 = DEFAULTS | {"gpu": "24", "weight_dtype": "bf16"}
 # Links the form never writes, each with a comment on what the page makes of it.
 HOSTILE = [
-    {"kv_dtype": "bogus"},  # ignored: the default BF16
+    {"kv_dtype": "bogus"},  # falls back, with a note: the default BF16
     {"weight_dtype": "bogus"},
     {"gpu": "bogus"},
     {"gpu": "24.0"},  # not the option's value "24"
-    {"model": "bogus"},  # ignored: the fence's preset
+    {"model": "bogus"},  # falls back: the fence's preset
     {"model": "<img src=x onerror=alert(1)>", "kv_dtype": "<script>alert(1)</script>"},
-    {"seq_len": "1e308"},  # above the field's maximum: its error
-    {"layers": "1e300"},  # a preset's number changed: custom, then the error
+    # Numbers a field does not take: each falls back to the field's own, with a note.
+    {"seq_len": "1e308"},  # above the field's maximum
+    {"layers": "1e300"},  # the preset's layers stay: not a custom model
     {"seq_len": "1e400"},  # not finite
     {"seq_len": "-8192"},
     {"seq_len": "0"},
@@ -77,7 +79,8 @@ HOSTILE = [
     {"seq_len": "NaN"},
     {"seq_len": "Infinity"},
     {"seq_len": "0x10"},
-    {"seq_len": " 8192"},
+    {"seq_len": " 8192"},  # a number: the kit drops the spaces around it
+    {"seq_len": "abc", "batch": "-1", "model": "nope"},  # a note each, and results
     {"seq_len": "1e4"},  # a number all the same: 10,000 tokens
     {"seq_len": "10000001"},  # one above the maximum
     {"utilization": "1.5"},
@@ -158,8 +161,26 @@ def _number(text: str) -> float:
     return math.nan if value is None else value
 
 
-def page_form(state: dict[str, str]) -> tuple[dict[str, str], list[str]]:
-    """The form once script.js has read a link, and the link's parameters it ignored."""
+def accepted(name: str, text: str) -> float | None:
+    """The number a field takes from a text (script.js: accepted), or None: a number
+    as the page reads it, above 0, at most the field's maximum, and a whole number where
+    the field wants one."""
+    kind, maximum = FIELDS[name]
+    value = read_number(text)
+    if value is None or not 0 < value <= maximum:
+        return None
+    return None if kind == "int" and not value.is_integer() else value
+
+
+# A note on a value of the link that fell back: the key of its message in labels.yml,
+# the link's parameter, and the message's other values (max, fallback). It does not
+# quote the link's text: a link may hold anything.
+Note = tuple[str, str, dict[str, str]]
+
+
+def page_form(state: dict[str, str]) -> tuple[dict[str, str], list[Note]]:
+    """The form once script.js has read a link, and its notes on the link's values that
+    fell back, in the page's order."""
     choices = {
         name: [value for value, _ in options]
         for name, options in FORM["choices"].items()
@@ -170,12 +191,17 @@ def page_form(state: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     form |= {"model": FIRST_MODEL} | {
         i["name"]: str(i["value"]) for i in FORM["inputs"]
     }
-    ignored = []
+    texts = {name: {} for name in FORM["choices"]}  # an option's value: its first text
+    for name, options in FORM["choices"].items():
+        for value, text in options:
+            texts[name].setdefault(value, text)
+    notes: list[Note] = []
     if "model" in state:
         if state["model"] in choices["model"]:
             form["model"] = state["model"]
         else:
-            ignored.append("model")
+            fallback = texts["model"][form["model"]]
+            notes.append(("link_choice", "model", {"fallback": fallback}))
     presets = {p["name"]: p for p in FORM["presets"]}
     preset = presets.get(form["model"])
     if preset:
@@ -183,10 +209,18 @@ def page_form(state: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     for name, value in state.items():
         if name == "model" or name not in form:
             continue
-        if name in choices and value not in choices[name]:
-            ignored.append(name)
+        if name in choices:
+            if value in choices[name]:
+                form[name] = value
+            else:
+                fallback = texts[name][form[name]]
+                notes.append(("link_choice", name, {"fallback": fallback}))
+        elif accepted(name, value) is not None:
+            form[name] = repr(accepted(name, value))
         else:
-            form[name] = value
+            kind, maximum = FIELDS[name]
+            values = {"max": f"{maximum:,}", "fallback": form[name]}
+            notes.append((f"link_{kind}", name, values))
     # A link that changes a preset's architecture makes it a custom model, as typing
     # does.
     if (
@@ -199,12 +233,17 @@ def page_form(state: dict[str, str]) -> tuple[dict[str, str], list[str]]:
         )
     ):
         form["model"] = "custom"
-    return form, list(dict.fromkeys(ignored))
+    return form, notes
+
+
+def link_notes(state: dict[str, str]) -> list[Note]:
+    """The page's notes on the link's values that fell back, one per value."""
+    return page_form(state)[1]
 
 
 def ignored(state: dict[str, str]) -> list[str]:
-    """The link's parameters the page names in its note."""
-    return page_form(state)[1]
+    """The link's parameters whose values fell back."""
+    return [name for _, name, _ in link_notes(state)]
 
 
 def read(form: dict[str, str], name: str) -> float:

@@ -28,7 +28,7 @@
     const error = root.querySelector(".kv-error");
     const warning = root.querySelector(".kv-warning");
     const summary = root.querySelector(".kv-summary");
-    const ignoredNote = root.querySelector(".kv-ignored");
+    const linkNotes = root.querySelector(".kv-ignored");
     const table = root.querySelector(".kv-results");
     const field = (name) => form.elements.namedItem(name);
     const preset = () => presets.find((m) => m.name === field("model").value);
@@ -43,17 +43,24 @@
       for (const [name, value] of Object.entries(preset().fields)) field(name).value = value;
     }
 
-    // A field's value, or an error naming it: a number as the kit reads it (full-width
-    // digits, 8,192), above 0, at most the field's max (data.py), and a whole number where
-    // the field wants one.
+    // The number a field takes from a text, or null: a number as the kit reads it
+    // (full-width digits, 8,192), above 0, at most the field's max (data.py), and a whole
+    // number where the field wants one.
+    function accepted(input, text) {
+      const value = number(text);
+      const ok = value !== null && value > 0 && value <= Number(input.dataset.max) &&
+        (input.dataset.kind !== "int" || Number.isInteger(value));
+      return ok ? value : null;
+    }
+
+    // A field's value, or an error naming it, with what the field takes.
     function read(name, label) {
       const input = field(name);
-      const kind = input.dataset.kind;
-      const max = Number(input.dataset.max);
-      const value = number(input.value);
-      const ok = value !== null && value > 0 && value <= max &&
-        (kind !== "int" || Number.isInteger(value));
-      if (!ok) throw new FieldError(fill(messages[kind], {label, max: grouped(max)}), name);
+      const value = accepted(input, input.value);
+      if (value === null) {
+        const max = grouped(Number(input.dataset.max));
+        throw new FieldError(fill(messages[input.dataset.kind], {label, max}), name);
+      }
       return value;
     }
 
@@ -145,8 +152,10 @@
         // The summary shows the problem too, by the model picker; the alert announces it.
         summary.replaceChildren(element("span", problem.message, { "aria-hidden": "true" }));
       }
-      // The link holds the fields shown, and nothing else; a number as the kit read it.
+      // The link holds the fields shown, and nothing else; a number as the kit read it. The
+      // notes on the link the page was opened with no longer apply.
       if (keepInLink) {
+        linkNotes.hidden = true;
         const shown = {};
         for (const control of form.elements) {
           if (!control.name || control.closest("[hidden]")) continue;
@@ -160,30 +169,42 @@
     }
 
     // A shared link brings its settings; the model comes first, as it fills in the others.
-    // A choice the form does not offer is ignored, with a note naming it; a number goes into
-    // its field, where the field's check judges it.
+    // A value the form does not take (a choice it does not offer, a number its field does
+    // not take) falls back to the form's own, the fence's preset's or the field's default,
+    // and gets a note of its own: which value, what the field takes, what is used instead.
+    // (It does not quote the link's text: a link may hold anything.)
     const state = new URLSearchParams(location.search);
-    const ignored = new Set();
+    const notes = [];
+    const note = (key, name, values) => {
+      const label = form.querySelector(`[data-field="${name}"] span`).textContent;
+      notes.push(fill(messages[key], { label, name, ...values }));
+    };
+    const chosen = (select) => select.selectedOptions[0].textContent;
     if (state.has("model")) {
-      if (offered(field("model"), state.get("model"))) field("model").value = state.get("model");
-      else ignored.add("model");
+      const model = state.get("model");
+      if (offered(field("model"), model)) field("model").value = model;
+      else note("link_choice", "model", { fallback: chosen(field("model")) });
     }
     applyPreset();
     for (const [name, value] of state) {
       const control = name === "model" ? null : field(name);
       if (!control) continue;
-      if (control.tagName === "SELECT" && !offered(control, value)) ignored.add(name);
-      else control.value = value;
+      if (control.tagName === "SELECT") {
+        if (offered(control, value)) control.value = value;
+        else note("link_choice", name, { fallback: chosen(control) });
+      } else if (accepted(control, value) !== null) {
+        control.value = String(accepted(control, value));
+      } else {
+        note(`link_${control.dataset.kind}`, name,
+             { max: grouped(Number(control.dataset.max)), fallback: control.value });
+      }
     }
     // A link that changes a preset's architecture makes it a custom model, as typing does.
     const changed = (name) => name in preset().fields &&
       number(field(name).value) !== preset().fields[name];
     if (preset() && !isMla() && MODEL_FIELDS.some(changed)) field("model").value = "custom";
-    if (ignored.size) {
-      ignoredNote.textContent = fill(messages.ignored,
-                                     {names: [...ignored].join(messages.separator)});
-      ignoredNote.hidden = false;
-    }
+    linkNotes.replaceChildren(...notes.map((text) => element("p", text)));
+    linkNotes.hidden = notes.length === 0;
     form.addEventListener("input", (event) => {
       if (event.target.name === "model") applyPreset();
       // Changing a number of the model's architecture makes it a custom model.
