@@ -145,10 +145,11 @@ def component_shows(page, url: str, name: str) -> dict[str, str] | str:
     """What a component's [data-key] elements show once it is data-ready, or "error" when its
     [role=alert] element shows instead."""
     page.goto(url, wait_until="domcontentloaded")
-    return _shown(page, name)
+    return shown(page, name)
 
 
-def _shown(page, name: str) -> dict[str, str] | str:
+def shown(page, name: str) -> dict[str, str] | str:
+    """What the component on an open page shows (see component_shows)."""
     root = f'[data-component="{name}"]'
     page.wait_for_selector(f"{root}[data-ready]", state="attached")
     if page.locator(f'{root} [role="alert"]').is_visible():

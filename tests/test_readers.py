@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 import pytest
 
 from coursekit import ROOT
+from coursekit.browser import shown as component_outputs
 from coursekit.browser import skip_search
 from coursekit.components import components
 from coursekit.pages import mkdocs_config, pages
@@ -615,16 +616,6 @@ FULL_WIDTH = {
     "prompt-sharing": ({"num_gpu_blocks": "４０", "step": "０"}, {"num_gpu_blocks": "40", "step": "0"},
                        ("num_gpu_blocks", "３０", "30")),
 }
-
-
-def component_outputs(tab, name: str) -> dict[str, str] | str:
-    """What a component's [data-key] elements show, or "error" where its alert shows."""
-    root = f'[data-component="{name}"]'
-    tab.wait_for_selector(f"{root}[data-ready]", state="attached")
-    if tab.locator(f'{root} [role="alert"]').is_visible():
-        return "error"
-    return dict(tab.eval_on_selector_all(
-        f"{root} [data-key]", "elements => elements.map(e => [e.dataset.key, e.textContent])"))
 
 
 @pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
