@@ -110,7 +110,6 @@ def run(workload: dict, model: ModelConfig) -> list[dict]:
     steps: list[dict] = []
 
     def process(output, samples):
-        nonlocal hits, queries
         req_ids = list(output.num_scheduled_tokens)
         runner_output = ModelRunnerOutput(
             req_ids=req_ids,
