@@ -20,7 +20,8 @@ from coursekit.pages import languages
 
 TEMPLATE = ROOT / "tools" / "lesson_template"
 SLUG = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
-LESSONS_NAV = re.compile(r"^  - 课程:\n((?:      - .*\n)*)", re.M)
+# Comment lines may sit among the lessons; the new one goes after the last entry of them all.
+LESSONS_NAV = re.compile(r"^  - 课程:\n((?:      [-#] .*\n)*)", re.M)
 
 
 class ScaffoldError(ValueError):

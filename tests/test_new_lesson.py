@@ -14,7 +14,7 @@ from coursekit.browser import component_mismatches, serve
 from coursekit.code import run_as_reader
 from coursekit.guards import broken_links, built_html
 from coursekit.pages import languages, pages, python_blocks
-from coursekit.scaffold import ScaffoldError, new_lesson
+from coursekit.scaffold import ScaffoldError, add_to_nav, new_lesson
 
 SLUG = "second"
 
@@ -34,6 +34,13 @@ def test_a_new_lesson_touches_only_its_own_files_and_one_nav_line(course):
         ("docs/lessons/third-one.", "snippets/third-one/"))} == {"mkdocs.yml"}
     added = set((course / "mkdocs.yml").read_text("utf-8").splitlines()) - set(config.splitlines())
     assert added == {"      - lessons/third-one.md"}
+
+
+def test_the_nav_line_goes_after_the_last_lesson_even_past_a_comment():
+    config = ("nav:\n  - 课程:\n      - lessons/a.md\n      # a comment\n      - lessons/b.md\n"
+              "  - 术语表: glossary.md\n")
+    lessons = add_to_nav(config, "c").split("  - 课程:\n")[1].split("  - 术语表")[0]
+    assert lessons.splitlines()[-2:] == ["      - lessons/b.md", "      - lessons/c.md"]
 
 
 def test_its_snippet_runs_and_prints_what_the_page_shows(pristine_fixture, tmp_path):
