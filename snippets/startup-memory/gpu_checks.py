@@ -1,0 +1,9 @@
+"""What the GPU job checks after running this lesson's GPU blocks (coursekit/gpu_labs.py)."""
+
+
+def check_lab(lab):
+    run = lab.run_python("startup_memory_lab.py")
+    assert run.stdout.strip(), "the lab printed no generated text"
+
+
+CHECKS = {"startup_memory_lab.py": check_lab}
