@@ -35,6 +35,9 @@ def recorded_hash(text: str) -> str | None:
 
 def mark(page: Path) -> str:
     """Record in a translated page that it matches its source page now; returns the line."""
+    if page.suffix != ".md":
+        raise ValueError(f"{page}: only Markdown pages record their source (front matter); a"
+                         " notebook's two languages are checked to run the same code by the tests")
     if not source_of(page).is_file():
         raise ValueError(f"{page}: no source page {source_of(page)}")
     text = page.read_text("utf-8")

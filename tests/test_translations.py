@@ -1,6 +1,8 @@
 """Translation freshness, both ways: a changed source page makes its translation stale, listed
 by the tests and marked on the page; recording the new hash makes it fresh again."""
 
+import pytest
+
 from coursekit import ROOT
 from coursekit.guards import stale_translations
 from coursekit.pages import pages
@@ -30,3 +32,11 @@ def test_source_change_marks_the_translation(course, tmp_path, edit):
     assert stale_translations(course) == []
     assert mkdocs_build(course, tmp_path / "fresh", in_process=True).returncode == 0
     assert NOTICE not in (tmp_path / "fresh/en/lessons/first/index.html").read_text("utf-8")
+
+
+def test_a_notebook_is_refused_not_written_into(course):
+    notebook = course / "docs/lessons/first-notebook.en.ipynb"
+    before = notebook.read_bytes()
+    with pytest.raises(ValueError, match="only Markdown pages"):
+        mark(notebook)
+    assert notebook.read_bytes() == before
