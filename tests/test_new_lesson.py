@@ -13,7 +13,7 @@ from coursekit import ROOT, charts, components, gpu_labs
 from coursekit.browser import component_mismatches, serve
 from coursekit.code import run_as_reader
 from coursekit.guards import broken_links, built_html
-from coursekit.pages import languages, pages, python_blocks
+from coursekit.pages import languages, mkdocs_config, pages, python_blocks
 from coursekit.scaffold import ScaffoldError, add_to_nav, new_lesson
 
 SLUG = "second"
@@ -96,3 +96,15 @@ def test_the_command_names_the_problem_without_a_traceback():
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode != 0 and "new-lesson: 'Not A Slug' is not a slug" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_its_page_has_the_summary_the_lesson_box_shows(course, language):
+    from hooks.lesson_meta import summary
+
+    config = mkdocs_config(ROOT)
+    built = {lang.locale: lang.extra for lang in config.plugins["i18n"].config.languages}
+    marker = (built[language] or config.extra)["lesson_meta"]["summary"]
+    new_lesson(course, "third-one", "第三课", "Third lesson")
+    page = course / "docs/lessons" / f"third-one.{language}.md"
+    assert summary(page.read_text("utf-8"), marker)
