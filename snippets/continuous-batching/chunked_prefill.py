@@ -3,16 +3,22 @@
 scheduler.py; each step's time is estimated from lesson 1's figures, as the larger of
 its bytes over the memory bandwidth and its FLOPs over the peak BF16 rate. Both count
 only what a step cannot avoid, so the time is a lower bound, and every time printed
-here is an estimate. weights_read and matmul_flops are the course's one model of a
-step's weights (lesson 4's decode floor and the glossary's roofline use them too).
+here is an estimate. What a step reads and computes of the weights is lesson 1's model
+(decode_batch.weights_read and matmul_flops).
 """
 
-from decode_batch import BANDWIDTH, KV_PER_TOKEN, PARAMETERS, PEAK_BF16, QWEN
-from model_weights import count
+from decode_batch import (
+    ATTENTION,
+    BANDWIDTH,
+    KV_PER_TOKEN,
+    PARAMETERS,
+    PEAK_BF16,
+    QWEN,
+    matmul_flops,
+    weights_read,
+)
 from scheduler import Request, Step, run
 
-# A query token against a context token, all layers: q.k and the weighted v.
-ATTENTION = QWEN.model.num_layers * QWEN.attention_heads * QWEN.model.head_dim * 4
 ARRIVAL = 100  # the step at which the long prompt arrives
 WORKLOAD = [Request(f"u{i}", 1000, 300) for i in range(16)]
 WORKLOAD.append(Request("long", 8000, 50, arrival_step=ARRIVAL))
@@ -22,29 +28,6 @@ SETTINGS = [  # (max_num_batched_tokens, enable_chunked_prefill)
     (8192, True),  # LLM() on an RTX 4090
     (8192, False),
 ]
-
-
-def weights_read(weights: int, config: dict, tokens: int) -> int:
-    """The bytes of weights a step of `tokens` new tokens reads at least, out of
-    `weights` in memory: every weight once, except the input embedding table (16-bit,
-    vocab_size x hidden_size), of which the step gathers one row per token. When
-    lm_head is that same table (tie_word_embeddings), lm_head reads all of it anyway."""
-    if tokens <= 0:
-        raise ValueError(f"a step computes at least one token, got {tokens}")
-    if config.get("tie_word_embeddings"):
-        return weights
-    row = 2 * config["hidden_size"]
-    return weights - config["vocab_size"] * row + tokens * row
-
-
-def matmul_flops(config: dict, tokens: int, logits: int) -> int:
-    """The FLOPs of a step's weight matmuls: a multiply-add (2 FLOPs) per weight of
-    the decoder's linear layers and new token, and per lm_head weight and logits row.
-    vLLM computes one logits row per request in the step, at its last token
-    (vllm/v1/worker/gpu/model_runner.py: GPUModelRunner.prepare_inputs, .sample). The
-    embedding is a gather, no FLOPs; norms, biases and activations are left out."""
-    lm_head = config["vocab_size"] * config["hidden_size"]
-    return 2 * count(config).linear * tokens + 2 * lm_head * logits
 
 
 def step_seconds(step: Step) -> float:

@@ -7,15 +7,17 @@ GPU longer than its bytes.
 
 from types import SimpleNamespace
 
-from chunked_prefill import (
-    ARRIVAL,
+from chunked_prefill import ARRIVAL, step_seconds, timeline
+from decode_batch import (
     ATTENTION,
+    BANDWIDTH,
+    KV_PER_TOKEN,
+    PARAMETERS,
+    PEAK_BF16,
+    QWEN,
     matmul_flops,
-    step_seconds,
-    timeline,
     weights_read,
 )
-from decode_batch import BANDWIDTH, KV_PER_TOKEN, PARAMETERS, PEAK_BF16, QWEN
 
 
 def bounds(step) -> tuple[float, float]:

@@ -1,10 +1,18 @@
 # The roofline of decode: about how many tokens/s one sequence can get on an RTX 4090.
-from chunked_prefill import ATTENTION, matmul_flops, weights_read
-from decode_batch import BANDWIDTH, KV_PER_TOKEN, PARAMETERS, PEAK_BF16, QWEN
+from decode_batch import (
+    ATTENTION,
+    BANDWIDTH,
+    KV_PER_TOKEN,
+    PARAMETERS,
+    PEAK_BF16,
+    QWEN,
+    matmul_flops,
+    weights_read,
+)
 
 context = 8192
 # One sequence: every BF16 weight is read once per step, except the input embedding
-# table, of which the step gathers one row (lesson 3's weights_read), and the KV of its
+# table, of which the step gathers one row (lesson 1's weights_read), and the KV of its
 # context; a multiply-add per weight of the matmuls, attention over each cached token.
 step_bytes = (
     weights_read(2 * PARAMETERS, QWEN.config, tokens=1) + context * KV_PER_TOKEN

@@ -1,9 +1,8 @@
 """The decode floor of one step on an RTX 4090, per weight format, and when the 16-bit
 math of a W4A16 matmul catches up with it. Floors, not measurements: what a step reads
-and computes is lesson 3's model (chunked_prefill.weights_read and matmul_flops)."""
+and computes is lesson 1's model (decode_batch.weights_read and matmul_flops)."""
 
-from chunked_prefill import matmul_flops
-from decode_batch import BANDWIDTH, PEAK_BF16
+from decode_batch import BANDWIDTH, PEAK_BF16, matmul_flops
 from hf_config import read_presets
 from quant_memory import decode_floor_ms, kv_left
 

@@ -1,9 +1,15 @@
-"""When INT4 stops paying: a prefill chunk of T tokens of one request, with lesson 3's
+"""When INT4 stops paying: a prefill chunk of T tokens of one request, with lesson 1's
 model of what a step reads and computes. Floors: the roofline gives a W4A16 matmul the
 16-bit math of BF16 and nothing for dequantizing, which real kernels pay on top."""
 
-from chunked_prefill import ATTENTION, matmul_flops, weights_read
-from decode_batch import BANDWIDTH, KV_PER_TOKEN, PEAK_BF16
+from decode_batch import (
+    ATTENTION,
+    BANDWIDTH,
+    KV_PER_TOKEN,
+    PEAK_BF16,
+    matmul_flops,
+    weights_read,
+)
 from hf_config import read_presets
 from quant_memory import weight_bytes
 

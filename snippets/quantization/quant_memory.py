@@ -4,13 +4,12 @@ Counted tensor by tensor from a preset's config.json (lesson 1's hf_config.py an
 model_weights.py): what vLLM 0.26.0 keeps on an RTX 4090 (SM 8.9) after loading, not
 a measurement. Only the decoder's linear layers are quantized; the embeddings, the
 lm_head, the norms and the biases stay 16-bit (2 bytes) in every format. What a step
-reads of them is lesson 3's model (chunked_prefill.weights_read).
+reads of them is lesson 1's model (decode_batch.weights_read).
 """
 
 from dataclasses import replace
 
-from chunked_prefill import weights_read
-from decode_batch import BANDWIDTH
+from decode_batch import BANDWIDTH, weights_read
 from hf_config import bytes_per_token, read_presets
 from kv_cache_size import GIB
 from kv_capacity import predict
@@ -94,7 +93,7 @@ def kv_left(preset_name: str, fmt: str, max_model_len: int, kv_bytes: int = 2):
 def decode_floor_ms(preset_name: str, fmt: str, batch: int, context: int) -> float:
     """The shortest decode step the memory allows: every weight read once but the
     input embedding table, of which each of the `batch` sequences gathers one row
-    (lesson 3's weights_read), plus each sequence's KV of `context` tokens, at
+    (lesson 1's weights_read), plus each sequence's KV of `context` tokens, at
     1008 GB/s (GB = 10**9 bytes)."""
     if batch <= 0 or context <= 0:
         raise ValueError(f"batch and context must be positive, got {batch}, {context}")

@@ -2,7 +2,6 @@
 the model cards, and the quantized sizes follow the rules the lesson states."""
 
 import pytest
-from decode_batch import BANDWIDTH, PEAK_BF16, decode_step
 from hf_config import read_presets
 from model_weights import LINEAR_BYTES, Parameters, count, weight_bytes
 
@@ -46,8 +45,3 @@ def test_other_mixtures_of_experts_are_refused():
     with pytest.raises(ValueError, match="DeepSeek's experts only"):
         count({**PRESETS["Mistral-7B-Instruct-v0.3"].config, "num_local_experts": 8})
 
-
-def test_weight_matmuls_reach_the_ridge_at_164_sequences():
-    read, weight_flops, _ = decode_step(batch=164, context=0)
-    assert round(PEAK_BF16 / BANDWIDTH) == 164
-    assert weight_flops / read == 164  # the weights' bytes are all a step reads here

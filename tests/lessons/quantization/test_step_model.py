@@ -1,44 +1,15 @@
-"""The course's one model of what a step reads and computes of the weights
-(snippets/continuous-batching/chunked_prefill.py: weights_read, matmul_flops): a step
-gathers one row of the input embedding table per token and does no arithmetic on it,
-reads lm_head whole and computes it for one logits row per request. Lesson 3's step
-times, lesson 4's decode floor (and with it the lab's ceiling) and the glossary's
-roofline all use it; the corrected figures of issue 23 come out of it."""
+"""Lesson 3's step times and lesson 4's decode floor (and with it the lab's ceiling) use
+lesson 1's model of a step's weights (snippets/kv-cache/decode_batch.py: weights_read,
+matmul_flops, tested in tests/lessons/kv-cache/test_decode_step.py); the corrected
+figures of issue 23 come out of it."""
 
 import pytest
-from chunked_prefill import matmul_flops, step_seconds, weights_read
-from decode_batch import BANDWIDTH, PARAMETERS, PEAK_BF16, QWEN
-from model_weights import count
+from chunked_prefill import step_seconds
+from decode_batch import BANDWIDTH, PARAMETERS, PEAK_BF16, QWEN, matmul_flops, weights_read
 from quant_memory import decode_floor_ms, weight_bytes
 from scheduler import Step
 
 CONFIG = QWEN.config
-TABLE = 152064 * 3584 * 2  # the input embedding table in bf16: 1,089,994,752 bytes
-ROW = 3584 * 2
-
-
-def test_a_step_reads_one_row_of_the_embedding_table_per_token():
-    assert TABLE == 1_089_994_752
-    weights = 2 * PARAMETERS
-    assert weights_read(weights, CONFIG, 1) == weights - TABLE + ROW
-    assert weights_read(weights, CONFIG, 2048) == weights - TABLE + 2048 * ROW
-    with pytest.raises(ValueError, match="at least one token"):
-        weights_read(weights, CONFIG, 0)
-
-
-def test_a_tied_table_is_read_whole_by_lm_head():
-    tied = {**CONFIG, "tie_word_embeddings": True}
-    assert weights_read(123_456_789, tied, 4) == 123_456_789
-
-
-def test_matmul_flops_count_no_embedding_and_lm_head_per_logits_row():
-    linear = count(CONFIG).linear
-    lm_head = 152064 * 3584
-    assert matmul_flops(CONFIG, 1, 1) == 2 * (linear + lm_head)
-    assert 2 * (linear + lm_head) == 2 * (PARAMETERS - lm_head - 28 * (2 * 3584 + 3584 + 2 * 512)
-                                          - 3584)  # all but the table, norms and biases
-    # a 2,048-token chunk of one request: lm_head for its last token only
-    assert matmul_flops(CONFIG, 2048, 1) == 2 * (2048 * linear + lm_head)
 
 
 def step(scheduled, before):
