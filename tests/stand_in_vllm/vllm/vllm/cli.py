@@ -38,8 +38,13 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] == ["bench", "serve"]:  # a fake run of its own (stand_in_bench.py)
+        from vllm import stand_in_bench
+
+        return stand_in_bench.main(argv[2:])
     if argv[:1] != ["serve"]:
-        sys.exit(f"vllm (stand-in): only `vllm serve` is modelled, not {argv[:1]}")
+        sys.exit(f"vllm (stand-in): only `vllm serve` and `vllm bench serve` are modelled,"
+                 f" not {argv[:1]}")
     args = vars(parser().parse_args(argv[1:]))
     host, port, model = args.pop("host"), args.pop("port"), args.pop("model")
     details = args.pop("enable_prompt_tokens_details")
