@@ -10,6 +10,8 @@ import subprocess
 import sys
 
 import pytest
+from decode_batch import matmul_flops
+from hf_config import read_presets
 from quant_memory import weight_bytes
 
 KERNELS = "vllm/model_executor/kernels/linear"
@@ -67,6 +69,11 @@ def test_it_picks_the_method_vllm_picks(engine, capsys):
             " Fp8PerTensorOnlineLinearMethod\n") in log
     assert "[model_runner.py:305] Model loading took 8.12 GiB and 4.200000 seconds\n" in log
     assert 0.008 < started.decode_step_seconds < 0.012
+    # Its matmuls of a decode step, counted apart, are the lesson's (decode_batch.py), and
+    # take longer than the reads only for a large batch.
+    assert started.token_flops == matmul_flops(read_presets()["Qwen2.5-7B-Instruct"].config, 1, 1)
+    assert started.decode_seconds(1) == started.decode_step_seconds
+    assert started.decode_seconds(256) > 2 * started.decode_step_seconds
 
 
 def test_its_llm_generates_max_tokens_in_its_decode_time(stand_in_vllm, tmp_path):

@@ -153,14 +153,14 @@ class LLM:
         """The prompts run through the stand-in's engine core (LLMEngine, above) until each
         has generated max_tokens tokens (no end-of-sequence token is sampled here), in the time
         the stand-in's engine takes: a prefill, then max_tokens - 1 decode steps of its own
-        estimate (stand_in.start), the prompts decoding together. One prompt (a text or a
+        estimate for that many prompts decoding together (stand_in.Engine.decode_seconds). One prompt (a text or a
         dict such as TokensPrompt) or a list of them (vllm/renderers/inputs/preprocess.py:
         prompt_to_seq); RequestOutputs in the prompts' order."""
         params = sampling_params or SamplingParams()
         if isinstance(prompts, (str, dict)):
             prompts = [prompts]
         steps = max(params.max_tokens - 1, 0)
-        time.sleep(stand_in.PREFILL_SECONDS + steps * self.engine.decode_step_seconds)
+        time.sleep(stand_in.PREFILL_SECONDS + steps * self.engine.decode_seconds(len(prompts)))
         engine, done = self.llm_engine, {}
         ids = [str(next(self._request_ids)) for _ in prompts]
         for request_id, prompt in zip(ids, prompts):

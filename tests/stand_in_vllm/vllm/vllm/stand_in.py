@@ -306,6 +306,8 @@ MARLIN_WORKSPACE_SMS = 128  # an RTX 4090's SMs: marlin_make_workspace_new's int
 LINEAR_LAYERS_PER_LAYER = 4  # qkv_proj, o_proj, gate_up_proj, down_proj
 BANDWIDTH = 1008e9  # bytes/s, an RTX 4090's memory bandwidth
 DECODE_EFFICIENCY = 0.8  # share of it a decode step reaches (a stand-in estimate)
+PEAK_16BIT = 165.2e12  # FLOP/s, an RTX 4090's dense 16-bit tensor cores, FP32 accumulate
+MATMUL_EFFICIENCY = 0.6  # share of it a large batch's matmuls reach (a stand-in estimate)
 PREFILL_SECONDS = 0.02  # a short prompt's prefill (a stand-in estimate)
 
 
@@ -435,6 +437,13 @@ class Engine:
     tokens: int
     max_concurrency: float
     decode_step_seconds: float = 0.01  # one decode step of one sequence
+    token_flops: int = 0  # the weight matmuls of one sequence in one decode step
+
+    def decode_seconds(self, sequences: int) -> float:
+        """One decode step of `sequences` sequences: the weights' reads, or, for a large
+        batch, the 16-bit matmuls (a W4A16 kernel dequantizes and computes in 16-bit)."""
+        matmuls = sequences * self.token_flops / (PEAK_16BIT * MATMUL_EFFICIENCY)
+        return max(self.decode_step_seconds, matmuls)
 
 
 def activation_peak(arch: Architecture, options: dict) -> int:
@@ -500,8 +509,12 @@ def start(model: str, options: dict, usage_context: str, gpu: Gpu = RTX_4090) ->
     log("tokens", f"{tokens:,}")
     log("concurrency", f"{max_model_len:,}", max_concurrency)
     decode = loaded / (BANDWIDTH * DECODE_EFFICIENCY)  # each step reads the weights once
+    # a multiply-add per linear weight and per lm_head weight (one logits row per sequence)
+    flops = 2 * (linear_weights(arch.num_layers, arch.hidden_size,
+                                arch.num_kv_heads * arch.head_dim, arch.intermediate_size)
+                 + arch.vocab_size * arch.hidden_size)
     return Engine(model, options, backend, block_size, num_blocks, tokens, max_concurrency,
-                  decode)
+                  decode, flops)
 
 
 # -- the block pool, the scheduler and the stats (the labs that step the engine) -----------------
