@@ -16,8 +16,8 @@ import json
 import os
 import random
 import sys
-import threading
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 
@@ -70,13 +70,13 @@ def fake_outputs(args) -> list[dict]:
     usage = {}
     if os.environ.get("STAND_IN_BENCH_OFFLINE") != "1":
         url = args.base_url or f"http://{args.host}:{args.port}"
-        threads = [threading.Thread(target=send, args=(url, args.model, args.random_input_len,
-                                                      args.random_output_len, args.seed, i,
-                                                      usage)) for i in range(n)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        # A few at a time: the stand-in's HTTP server queues only a handful of connections.
+        with ThreadPoolExecutor(max_workers=min(n, args.max_concurrency or 32)) as pool:
+            sent = [pool.submit(send, url, args.model, args.random_input_len,
+                                args.random_output_len, args.seed, i, usage)
+                    for i in range(n)]
+            for future in sent:
+                future.result()  # a request that failed fails the run
     rng = random.Random(args.seed)
     rate = args.request_rate
     outputs, send_time = [], 1000.0
@@ -85,7 +85,7 @@ def fake_outputs(args) -> list[dict]:
                                "completion_tokens": args.random_output_len})
         if rate != float("inf"):
             send_time += rng.expovariate(rate)
-        first = send_time + 0.05 + 0.2 * rng.random()
+        first = send_time + 0.05 + 0.6 * rng.random()
         stamps = [first]
         for _ in range(counts["completion_tokens"] - 1):
             stamps.append(stamps[-1] + 0.012 + 0.03 * rng.random() ** 4)

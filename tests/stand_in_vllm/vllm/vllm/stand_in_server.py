@@ -37,6 +37,7 @@ class EngineLoop:
 
     def __init__(self, engine, prompt_tokens_details=False):
         from vllm import stand_in  # only when served by the stand-in's `vllm serve`
+        from vllm.stand_in_request_metrics import RequestMetrics
 
         # vllm/entrypoints/openai/completion/serving.py: OpenAIServingCompletion
         # .request_output_to_completion_response, with enable_prompt_tokens_details
@@ -46,6 +47,7 @@ class EngineLoop:
         self.log_stats = not engine.options["disable_log_stats"]
         self.scheduler = stand_in.Scheduler(engine, self.log_stats)
         self.stats = stand_in.StatLoggers(engine, self.log_stats)
+        self.requests = RequestMetrics()  # the request-level counts lesson 6 checks
         self.lock, self.changed = threading.Lock(), threading.Condition()
         self.ids = itertools.count()
         self.error = None
@@ -62,6 +64,8 @@ class EngineLoop:
                     # for a step with outputs.
                     if self.log_stats:
                         self.stats.record(result, iteration_stats=bool(result.sampled))
+                        if result.sampled:
+                            self.requests.record(result)
                 except Exception as error:  # noqa: BLE001 - every waiting request gets it
                     print(f"ERROR engine core: {type(error).__name__}: {error}",
                           file=sys.stderr, flush=True)
@@ -98,7 +102,8 @@ class EngineLoop:
 
     def metrics(self) -> str:
         with self.changed:
-            return self.stats.prometheus_text()
+            return self.stats.prometheus_text() + "\n".join(
+                self.requests.lines(self.engine.model)) + "\n"
 
     def reset_prefix_cache(self) -> bool:
         """Between two engine steps, as the engine core runs a utility call."""
