@@ -172,10 +172,12 @@ def check(claim: Claim, src: Path) -> str | None:
             return None
         return f"vllm.{owner} takes no keyword {name!r} (LLM passes extra keywords to EngineArgs)"
     if claim.kind == "flag":
-        if claim.name in vllm.serve_flags(src):
+        known = vllm.serve_flags(src) | vllm.bench_flags(src)
+        if claim.name in known:
             return None
-        near = sorted(f for f in vllm.serve_flags(src) if f[2:6] == claim.name[2:6])
-        return f"`vllm serve` has no flag {claim.name}; similar flags: {', '.join(near) or 'none'}"
+        near = sorted(f for f in known if f[2:6] == claim.name[2:6])
+        return (f"`vllm serve` has no flag {claim.name}; similar flags: {', '.join(near) or 'none'}"
+                " (`vllm bench serve` neither)")
     if claim.kind == "env":
         return None if claim.name in vllm.env_vars(src) else \
             f"vllm/envs.py defines no {claim.name}"

@@ -234,6 +234,20 @@ def serve_flags(src: Path) -> set[str]:
     return flags
 
 
+@cache
+def bench_flags(src: Path) -> set[str]:
+    """The flags of `vllm bench serve`: string literals in the add_argument calls of its
+    parser (vllm/benchmarks/serve.py: add_cli_args) and of the datasets it reads
+    (vllm/benchmarks/datasets/datasets.py: add_dataset_parser)."""
+    flags = set()
+    for relative in ("vllm/benchmarks/serve.py", "vllm/benchmarks/datasets/datasets.py"):
+        for node in ast.walk(_tree(src, relative)):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+                flags |= {arg.value for arg in node.args if isinstance(arg, ast.Constant)
+                          and isinstance(arg.value, str) and arg.value.startswith("--")}
+    return flags
+
+
 def _boolean(call: ast.Call, types: dict[str, str]) -> bool:
     """Whether an add_argument call makes a BooleanOptionalAction flag."""
     for keyword in call.keywords:
