@@ -400,10 +400,14 @@ def definition_problem(src: Path, relative: str, name: str) -> str | None:
 
 @cache
 def metrics(src: Path) -> set[str]:
-    """The Prometheus metrics vLLM's loggers export (vllm/v1/metrics/loggers.py), by name."""
+    """The Prometheus metrics vLLM's loggers export (vllm/v1/metrics/loggers.py), by name,
+    and the spec-decode counters they export through SpecDecodingProm
+    (vllm/v1/spec_decode/metrics.py: named in its counter_specs tuples or as name=)."""
     loggers = (src / "vllm/v1/metrics/loggers.py").read_text("utf-8")
-    return set(re.findall(r'name="(vllm:[a-z_]+)"', loggers)) | set(
-        re.findall(r'"(vllm:[a-z_]+_info)"', loggers))
+    spec = (src / "vllm/v1/spec_decode/metrics.py").read_text("utf-8")
+    return (set(re.findall(r'name="(vllm:[a-z_]+)"', loggers + spec))
+            | set(re.findall(r'"(vllm:[a-z_]+_info)"', loggers))
+            | set(re.findall(r'\(\s*"(vllm:[a-z_]+)",', spec)))
 
 
 # -- which model runner a model gets -----------------------------------------------------------
