@@ -1,0 +1,102 @@
+"""The start-up memory bar's parity contract: for each link, what the page must show,
+computed with startup_budget.py (the baseline of qwen_budget, with the link's settings).
+
+A link holds gpu_memory_utilization (0.5 to 0.99), max_num_seqs (1 to 1,024),
+max_num_batched_tokens (1 to 65,536) and enforce_eager (0 or 1); a value missing is the
+fence's. A value the page does not take, a configuration vLLM refuses (fewer tokens per
+step than sequences) and one that leaves no KV cache show the component's error.
+"""
+
+import random
+
+from coursekit.components import read_number, read_whole
+from kv_cache_size import GIB
+from startup_budget import capture_sizes, graphs_captured, qwen_budget
+
+DEFAULTS = {  # the fence on the lesson page
+    "gpu_memory_utilization": "0.92",
+    "max_num_seqs": "256",
+    "max_num_batched_tokens": "8192",
+    "enforce_eager": "0",
+}
+# A wrong formula the check must catch: the largest capture size once max_num_seqs.
+BROKEN = (
+    "Math.min(seqs * 2, maxCapture, tokens)",
+    "Math.min(seqs, maxCapture, tokens)",
+)
+
+
+def gib(n_bytes: int) -> str:
+    return f"{n_bytes / GIB:.2f}"
+
+
+def expected(state: dict[str, str]) -> dict[str, str] | str:
+    """What the page shows for a link, or "error" where it shows its error."""
+    state = DEFAULTS | state
+    utilization = read_number(state["gpu_memory_utilization"])
+    seqs = read_whole(state["max_num_seqs"], 1, 1024)
+    tokens = read_whole(state["max_num_batched_tokens"], 1, 65536)
+    if utilization is None or not 0.5 <= utilization <= 0.99 or None in (seqs, tokens):
+        return "error"
+    if state["enforce_eager"] not in ("0", "1"):
+        return "error"
+    eager = state["enforce_eager"] == "1"
+    try:
+        sizes = capture_sizes(seqs, tokens, enforce_eager=eager)
+        budget = qwen_budget(utilization, seqs, tokens, eager)
+    except ValueError:
+        return "error"
+    full, piecewise = graphs_captured(sizes, seqs)
+    shown = {
+        "kv": gib(budget.kv),
+        "requested": gib(budget.requested),
+        "weights": gib(budget.weights),
+        "activation": gib(budget.activation),
+        "non_torch": gib(budget.non_torch),
+        "kv_row": gib(budget.kv),
+        "graphs": gib(budget.graphs),
+        "left": gib(budget.headroom),
+        "sizes": str(len(sizes)),
+        "largest": str(max(sizes, default=0)),
+        "piecewise": str(piecewise),
+        "full": str(full),
+    }
+    return shown
+
+
+def cases() -> list[dict[str, str]]:
+    given = [
+        {},
+        {"enforce_eager": "1"},
+        {"max_num_seqs": "16"},
+        {"max_num_batched_tokens": "2048"},
+        {"max_num_seqs": "128", "max_num_batched_tokens": "300"},
+        {"max_num_seqs": "3", "max_num_batched_tokens": "5000"},
+        {"gpu_memory_utilization": "0.99"},  # the graphs do not fit outside the share
+        {
+            "gpu_memory_utilization": "０．９"
+        },  # full-width, as a Chinese input method types
+        {"max_num_batched_tokens": "8,192"},
+        # Links the page refuses: each shows the error.
+        {"max_num_seqs": "512", "max_num_batched_tokens": "300"},
+        {"gpu_memory_utilization": "0.6"},  # no KV cache left
+        {"gpu_memory_utilization": "1.5"},
+        {"max_num_seqs": "0"},
+        {"max_num_seqs": "2.5"},
+        {"max_num_batched_tokens": "65537"},
+        {"enforce_eager": "yes"},
+        {"max_num_seqs": ""},
+    ]
+    rng = random.Random(8)
+    runs = []
+    for _ in range(30):
+        seqs = rng.choice([rng.randint(1, 64), rng.randint(1, 1024)])
+        runs.append(
+            {
+                "gpu_memory_utilization": f"{rng.uniform(0.8, 0.99):.2f}",
+                "max_num_seqs": str(seqs),
+                "max_num_batched_tokens": str(rng.randint(seqs, 16384)),
+                "enforce_eager": rng.choice("001"),
+            }
+        )
+    return given + runs
