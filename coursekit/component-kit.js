@@ -97,7 +97,8 @@ window.courseKit ??= (() => {
   }
 
   // run()'s result, or null where the lesson's code refuses the run (Refused): then the
-  // error element says why, in place of the view.
+  // error element says why, in place of the view (an element, or a list of them: the
+  // compact layout's summary too).
   function attempt(run, error, view, messages) {
     let result = null;
     try {
@@ -107,7 +108,7 @@ window.courseKit ??= (() => {
       error.textContent = fill(messages[problem.key], problem.values);
     }
     error.hidden = result !== null;
-    view.hidden = result === null;
+    for (const part of [view].flat()) part.hidden = result === null;
     return result;
   }
 
@@ -186,6 +187,33 @@ window.courseKit ??= (() => {
     slider.addEventListener("input", () => go(Number(slider.value)));
   }
 
+  // The compact layout (component-kit.css), for a component to opt into from its setup:
+  // root's .ck-summary, its key results placed before its inputs, stays on screen while the
+  // reader scrolls through the component, and its height, in --ck-summary-height, is what a
+  // field the keyboard focuses scrolls clear of; root's details.ck-more, its secondary
+  // detail, open where the screen is wide (Material's 45em) and stay folded on a phone.
+  const WIDE = "(min-width: 45em)";
+  function compact(root) {
+    const summary = root.querySelector(".ck-summary");
+    if (summary) {
+      new ResizeObserver(() => root.style.setProperty("--ck-summary-height",
+                                                      `${summary.offsetHeight}px`)).observe(summary);
+    }
+    for (const more of root.querySelectorAll("details.ck-more")) more.open = matchMedia(WIDE).matches;
+  }
+
+  // A new details.ck-more, for a script that writes secondary detail itself, folded as
+  // compact() folds those of the template: its line (a text, or a list of texts and
+  // elements) says what unfolds, and its content goes after that line.
+  function more(line) {
+    const made = element("details", null, { class: "ck-more" });
+    made.open = matchMedia(WIDE).matches;
+    const summary = element("summary", null);
+    summary.append(...[line].flat());
+    made.append(summary);
+    return made;
+  }
+
   return { Refused, fill, element, number, whole, fixed, once, LinkValues, attempt, share,
-           fallbackNote, InvalidFields, stepControls };
+           fallbackNote, InvalidFields, stepControls, compact, more };
 })();

@@ -16,7 +16,7 @@ import shutil
 import pytest
 
 from coursekit import ROOT, pages
-from coursekit.browser import component_mismatches, serve
+from coursekit.browser import component_mismatches, page_showing, serve, skip_search
 from coursekit.components import KIT, components, label_problems, read_number, read_whole
 
 CONTRACTS = {name: component for name, component in components(ROOT).items()
@@ -90,3 +90,97 @@ def test_the_kit_rounds_as_python_formats(page):
             cases += [(usage, 4), (usage * 100, 1)]
     shown = page.evaluate("cases => cases.map(([x, d]) => courseKit.fixed(x, d))", cases)
     assert [(x, d, s) for (x, d), s in zip(cases, shown) if s != f"{x:.{d}f}"] == []
+
+
+# The compact layout (issue 27): on a 390x844 phone the components were 1.2 to 3.8 screens
+# tall, their results screens away from the fields that change them. Now each keeps its key
+# results in a .ck-summary (component-kit.css) that stays on screen while the reader edits.
+# Key results per component, and the pages that show them:
+KEY_RESULTS = {
+    # KV per token and the full-length sequences that fit, in one sentence.
+    "kv-explorer": [".kv-summary"],
+    # What the step did, and the pool's usage as vLLM's gauge and log line read it.
+    "block-table": [".bt-happened", '[data-key="used"]', '[data-key="gauge"]',
+                    '[data-key="percent"]'],
+    # The steps until every request has finished, and the preemptions.
+    "scheduler-timeline": ['[data-key="steps"]', '[data-key="preemptions"]'],
+    # The hits, the hit rate and the cached blocks after the request shown.
+    "prompt-sharing": ['[data-key="hits"]', '[data-key="rate"]', '[data-key="cached"]'],
+}
+SCREENS = {"phone": (390, 844), "desktop": (1280, 800)}
+# A component is at most two and a half phone screens tall, as it opens (its secondary detail
+# folded): before the compact layout the prompt sharing component took 3.5 (zh) and 3.8 (en)
+# screens, and the explorer and the scheduler about two; now the explorer takes 1.4-1.5, the
+# block table 1.2-1.3, the scheduler 1.6-1.8, and prompt sharing, a card per request (a prompt
+# field and its blocks, four requests in the lesson's workload), 2.2-2.3.
+MOST_SCREENS = 2.5
+# For each of a component's controls, in turn, as a reader reaches it: scrolled up to the top
+# of the screen (under what stays there: it scrolls clear of that by its scroll-margin),
+# scrolled to the bottom, and focused as the keyboard focuses it (from the top of the
+# component; the browser scrolls only as far as it must). Each time every key result must be
+# on screen, whole, below Material's header, and not covered: what shows at its centre is
+# itself; and so must the control's centre (the browser may leave a field's edge off screen).
+KEY_RESULTS_IN_VIEW = """([root, keys]) => {
+  const top = document.querySelector('.md-header').getBoundingClientRect().bottom;
+  const seen = (element, whole = true) => {
+    const box = element.getBoundingClientRect();
+    const [above, below] = whole ? [box.top, box.bottom] : Array(2).fill(box.top + box.height / 2);
+    if (box.height === 0 || above < top - 1 || below > innerHeight + 1) return false;
+    const shown = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return shown !== null && (element.contains(shown) || shown.contains(element));
+  };
+  const component = document.querySelector(root);
+  // Every fold unfolded: the component at its longest.
+  component.querySelectorAll('details').forEach((more) => { more.open = true; });
+  const controls = [...component.querySelectorAll(
+      'input, select, textarea, button, summary, [tabindex="0"]')]
+    .filter((control) => !control.closest('.ck-summary') && control.checkVisibility());
+  const missed = [];
+  for (const [index, control] of controls.entries()) {
+    const name = `${control.tagName.toLowerCase()} ${index} ` +
+      `(${control.name || control.getAttribute('aria-label') || control.textContent.trim().slice(0, 20)})`;
+    for (const placed of ['start', 'end', 'keyboard']) {
+      if (placed === 'keyboard') {
+        component.scrollIntoView({block: 'start'});
+        document.activeElement?.blur();
+        control.focus();
+      } else {
+        control.scrollIntoView({block: placed});
+        control.focus({preventScroll: true});
+      }
+      const hidden = keys.filter((key) => !seen(component.querySelector(key)));
+      if (!seen(control, false)) hidden.push('the control itself');
+      if (hidden.length) missed.push(`${name} at the ${placed}: ${hidden.join(', ')} out of view`);
+    }
+  }
+  return {controls: controls.length, missed};
+}"""
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_components_keep_their_key_results_in_view_while_a_reader_edits(
+        chromium, site, site_url, language, screen):
+    width, height = SCREENS[screen]
+    context = chromium.new_context(viewport={"width": width, "height": height})
+    tab = context.new_page()
+    skip_search(tab)
+    tab.set_default_timeout(15_000)
+    problems = []
+    try:
+        for name, keys in KEY_RESULTS.items():
+            path = page_showing(site, name).removeprefix("/en")
+            tab.goto(f"{site_url}{'/en' if language == 'en' else ''}{path}", wait_until="load")
+            root = f'[data-component="{name}"]'
+            tab.wait_for_selector(f"{root}[data-ready]", state="attached")
+            tab.evaluate("document.fonts.ready")
+            where = f"{name} {language} {width}x{height}"
+            tall = tab.locator(root).evaluate("root => root.getBoundingClientRect().height")
+            if screen == "phone" and tall > MOST_SCREENS * height:
+                problems.append(f"{where}: {tall:.0f}px tall")
+            found = tab.evaluate(KEY_RESULTS_IN_VIEW, [root, keys])
+            assert found["controls"] > 0, f"{where}: no control found"
+            problems += [f"{where}: {missed}" for missed in found["missed"]]
+    finally:
+        context.close()
+    assert problems == []

@@ -376,15 +376,16 @@ def test_explorer_shows_what_needs_no_card_when_the_weights_do_not_fit(tabs, cou
     usable = f"{int(24 * 2**30 * 0.92) / 2**30:.2f}"  # GiB: 24 × gpu_memory_utilization
     assert warning.text_content() == message(language, "no_room", usable=usable,
                                              weights=expected["weight_memory_gib"])
-    # The summary: announced, and just under the model picker, where a phone shows it.
+    # The summary: announced, and just above the model picker (the kit's compact layout keeps
+    # it on screen while the reader edits any field: test_components.py).
     summary = tab.locator(".kv-summary")
     assert summary.get_attribute("aria-live") == "polite"
     assert tab.locator(".kv-error").get_attribute("role") == "alert"
     assert summary.text_content() == message(language, "summary_no_room",
                                              kib_per_token=expected["kib_per_token"])
     picker = tab.locator('select[name="model"]')
-    gap = summary.bounding_box()["y"] - (picker.bounding_box()["y"] + picker.bounding_box()["height"])
-    assert 0 <= gap < 24, f"the summary is {gap:.0f}px below the model picker"
+    gap = picker.bounding_box()["y"] - (summary.bounding_box()["y"] + summary.bounding_box()["height"])
+    assert 0 <= gap < 24, f"the summary is {gap:.0f}px above the model picker"
     # Picking a model that fits: the summary says so, in view without scrolling.
     picker.evaluate("select => select.scrollIntoView({block: 'center'})")
     picker.select_option("Qwen2.5-7B-Instruct")
@@ -669,7 +670,7 @@ def test_block_table_reads_its_gauge_marks_its_fields_and_names_what_it_drops(
     # 5 of 9 blocks in use: the gauge as block_trace.py prints it, and as vLLM's log line.
     assert shown == contract.expected({"step": "2"})
     assert (shown["used"], shown["gauge"], shown["percent"]) == ("5/9", "0.5556", "55.6%")
-    assert "GPU KV cache usage: 55.6%" in tab.locator(f"{BLOCK_TABLE_ROOT} .bt-state").inner_text()
+    assert "GPU KV cache usage: 55.6%" in tab.locator(f"{BLOCK_TABLE_ROOT} .bt-usage").inner_text()
     # A number of blocks the page does not take: the field says so and is marked; the view,
     # and the link, keep the 10 blocks they had, not a number typed on the way (the 6 of 65).
     blocks = tab.locator(f'{BLOCK_TABLE_ROOT} input[name="blocks"]')

@@ -6,7 +6,7 @@
 // check it in Chromium. Texts go in with textContent only.
 (() => {
   const { Refused, fill, element, whole, once, LinkValues, attempt, share, fallbackNote,
-          InvalidFields, stepControls } = courseKit;
+          InvalidFields, stepControls, compact } = courseKit;
   const SETTINGS = ["max_num_batched_tokens", "max_num_seqs", "num_gpu_blocks", "block_size",
                     "long_prefill_token_threshold", "enable_chunked_prefill"];
   // NAME:PROMPT:MAX_TOKENS:ARRIVAL, each number read by the kit's whole().
@@ -287,6 +287,7 @@
   const hue = (id) => (id.charCodeAt(0) * 47) % 360;
 
   function setup(root) {
+    compact(root);
     const presets = JSON.parse(root.dataset.presets);
     const limits = JSON.parse(root.dataset.limits);
     const messages = JSON.parse(root.dataset.messages);
@@ -297,6 +298,7 @@
     const form = root.querySelector(".st-settings");
     const error = root.querySelector(".st-error");
     const view = root.querySelector(".st-view");
+    const totals = root.querySelector(".st-summary");
     const workloadBody = root.querySelector(".st-workload tbody");
     const addButton = root.querySelector(".st-add");
     const slider = root.querySelector(".st-slider");
@@ -319,7 +321,8 @@
     let result = null; // the run shown: { steps, usable, ttft }, or null when refused
 
     function compute() {
-      result = attempt(() => run(model.workload, model.settings, limits.steps[1]), error, view, messages);
+      result = attempt(() => run(model.workload, model.settings, limits.steps[1]), error,
+                     [view, totals], messages);
       // Time to first token in steps (scheduler.py: ttft_steps): from arrival to the end of
       // the step that produced the first token.
       const first = new Map();

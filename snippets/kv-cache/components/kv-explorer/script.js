@@ -4,7 +4,7 @@
 // field's largest value. The arithmetic follows snippets/kv-cache/explorer.py, and parity.py
 // says what the page must show, for hostile links too. Texts go in with textContent only.
 (() => {
-  const { fill, element, number, fixed, share } = courseKit;
+  const { fill, element, number, fixed, share, compact } = courseKit;
   const GIB = 1024 ** 3;
   const MODEL_FIELDS = ["layers", "kv_heads", "head_dim", "attention_heads",
                         "kv_lora_rank", "qk_rope_head_dim"];
@@ -30,6 +30,7 @@
     const summary = root.querySelector(".kv-summary");
     const linkNotes = root.querySelector(".kv-ignored");
     const table = root.querySelector(".kv-results");
+    compact(root);
     const field = (name) => form.elements.namedItem(name);
     const preset = () => presets.find((m) => m.name === field("model").value);
     const isMla = () => Boolean(preset() && preset().mla);

@@ -2,7 +2,7 @@
 // snippets/paged-attention/block_pool.py rule for rule (and so vLLM 0.26.0's BlockPool);
 // parity.py says what the page must show for each link, and the tests check it in Chromium.
 (() => {
-  const { fill, element, whole, fixed, share, InvalidFields } = courseKit;
+  const { fill, element, whole, fixed, share, InvalidFields, compact } = courseKit;
   // A request's name and its tokens (read by the kit's whole()) or free.
   const OP = /^([A-Z]):([^:]+)$/;
   const TOKENS = [0, 999999];
@@ -113,12 +113,14 @@
   const grouped = (n) => n.toLocaleString("en-US");
 
   function setup(root) {
+    compact(root);
     const text = JSON.parse(root.dataset.text);
     const labels = JSON.parse(root.dataset.labels);
     const settings = root.querySelector(".bt-settings");
     const newRequest = root.querySelector(".bt-new");
     const error = root.querySelector(".bt-error");
     const view = root.querySelector(".bt-state");
+    const usage = root.querySelector(".bt-usage");
     const happenedLine = root.querySelector(".bt-happened");
     const later = root.querySelector(".bt-later");
     const dropped = root.querySelector(".bt-dropped");
@@ -223,11 +225,13 @@
         show(current);
         error.hidden = true;
         view.hidden = false;
+        usage.hidden = false;
       } catch (problem) {
         if (!(problem instanceof BadLink)) throw problem;
         current = null;
         error.hidden = false;
         view.hidden = true;
+        usage.hidden = true;
         later.hidden = true;
         happenedLine.textContent = "";
       }

@@ -6,7 +6,7 @@
 // for each link, and the tests check it in Chromium. Texts go in with textContent only.
 (() => {
   const { Refused, fill, element, whole, once, LinkValues, attempt, share, fallbackNote,
-          InvalidFields, stepControls } = courseKit;
+          InvalidFields, stepControls, compact, more } = courseKit;
   const SETTINGS = ["num_gpu_blocks", "block_size", "max_tokens"];
   const NAMES = "ABCDEFGH";
   const NONE = "—";
@@ -197,6 +197,7 @@
   const hue = (number) => Math.round((number * 137.508) % 360);
 
   function setup(root) {
+    compact(root);
     const presets = JSON.parse(root.dataset.presets);
     const limits = JSON.parse(root.dataset.limits);
     const word = new RegExp(`^${root.dataset.word}$`);
@@ -209,6 +210,7 @@
     const form = root.querySelector(".ps-settings");
     const error = root.querySelector(".ps-error");
     const view = root.querySelector(".ps-view");
+    const summary = root.querySelector(".ps-summary");
     const list = root.querySelector(".ps-requests");
     const addButton = root.querySelector(".ps-add");
     const slider = root.querySelector(".ps-slider");
@@ -228,7 +230,7 @@
     let result = null; // the run shown, or null when refused
 
     function compute() {
-      result = attempt(() => run(model.workload, model.settings), error, view, messages);
+      result = attempt(() => run(model.workload, model.settings), error, [view, summary], messages);
       for (const item of list.children) item.querySelector(".ps-result").hidden = result === null;
       if (!result) return;
       const bs = model.settings.block_size;
@@ -267,6 +269,7 @@
       const after = result.after[model.step];
       list.children[model.step].setAttribute("aria-current", "step");
       key("step").textContent = NAMES[model.step];
+      summary.querySelector(".ps-shown").textContent = NAMES[model.step];
       slider.value = String(model.step);
       const chips = [];
       after.free.forEach(([block, label], index) => {
@@ -320,19 +323,20 @@
         head.append(id, input, remove);
         const outcome = element("div", null, { class: "ps-result" });
         outcome.append(element("div", null, { class: "ps-chips", "aria-hidden": "true" }));
+        // Its hit on the line that unfolds, on a phone, why the hit stops there, its hashes,
+        // block table and evictions.
+        const detail = more([`${texts.hit} `, element("output", null, { "data-key": `hit-${name}` }), " ",
+                             element("code", null, { "data-key": `stop-${name}`, class: "ps-reason" })]);
         const facts = element("dl", null, { class: "ps-facts" });
-        for (const [field, extra] of [["blocks", null], ["hit", "stop"], ["table", null], ["evicted", null]]) {
-          const row = element("div", null);
+        for (const field of ["blocks", "table", "evicted"]) {
           const value = element("dd", null);
           value.append(element("output", null, { "data-key": `${field}-${name}` }));
-          if (extra) {
-            value.append(" ", element("code", null, { "data-key": `${extra}-${name}`, class: "ps-reason" }),
-                         " ", element("span", null, { class: "ps-why" }));
-          }
+          const row = element("div", null);
           row.append(element("dt", texts[field]), value);
           facts.append(row);
         }
-        outcome.append(facts);
+        detail.append(element("p", null, { class: "ps-why" }), facts);
+        outcome.append(detail);
         item.append(head, outcome);
         return item;
       });
