@@ -44,7 +44,7 @@ LOG_SPAN = re.compile(r"[A-Z][\x20-\x7e]*\S \S+ [\x20-\x7e]*\.")
 # A citation: the file, then (maybe after a comment sign on the next line) the dotted name of
 # the function, class or attribute a rule mirrors.
 CITATION = re.compile(r"(vllm/[\w/]+\.py):\s*(?:(?:#|//)\s*)?([A-Za-z_]\w*(?:\.\w+)*)")
-METRIC = re.compile(r"\bvllm:[a-z]+(?:_[a-z]+)*")
+METRIC = re.compile(r"\bvllm:[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 # The model every lab of lessons 2-5 serves (its config.json from the presets file): what the
 # pages cite of vLLM's GPU model runner must be the runner vLLM gives it.
 COURSE_MODEL = "Qwen2.5-7B-Instruct"

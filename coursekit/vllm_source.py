@@ -405,9 +405,9 @@ def metrics(src: Path) -> set[str]:
     (vllm/v1/spec_decode/metrics.py: named in its counter_specs tuples or as name=)."""
     loggers = (src / "vllm/v1/metrics/loggers.py").read_text("utf-8")
     spec = (src / "vllm/v1/spec_decode/metrics.py").read_text("utf-8")
-    return (set(re.findall(r'name="(vllm:[a-z_]+)"', loggers + spec))
-            | set(re.findall(r'"(vllm:[a-z_]+_info)"', loggers))
-            | set(re.findall(r'\(\s*"(vllm:[a-z_]+)",', spec)))
+    return (set(re.findall(r'name="(vllm:[a-z0-9_]+)"', loggers + spec))
+            | set(re.findall(r'"(vllm:[a-z0-9_]+_info)"', loggers))
+            | set(re.findall(r'\(\s*"(vllm:[a-z0-9_]+)",', spec)))
 
 
 # -- which model runner a model gets -----------------------------------------------------------
