@@ -1,7 +1,0 @@
-"""What the component computes with: the lesson's own block size."""
-
-from serving_metrics import BLOCK_SIZE
-
-
-def data(options: dict) -> dict:
-    return {"block_size": BLOCK_SIZE}
