@@ -1,22 +1,56 @@
-"""This lesson's charts (coursekit/charts.py): `npm run charts` draws them into charts/."""
+"""This lesson's charts (coursekit/charts.py): `npm run charts` draws them."""
 
-from speculative_decoding import blocks_needed
+from spec_decode import expected_tokens
+from speedup import speedup
 
-TOKENS = list(range(0, 65, 4))
+RATES = (0.5, 0.7, 0.9)
+KS = list(range(0, 11))
+BATCHES = [1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 164]
 
 
 def charts() -> dict[str, dict]:
     return {
-        "speculative-decoding-blocks": {
-            "title": {"zh": "token 数与 block 数", "en": "Tokens and blocks"},
-            "x": {"label": {"zh": "token 数", "en": "Tokens"}},
-            "y": {"label": {"zh": "block 数", "en": "Blocks"}},
+        "speculation-tokens-per-step": {
+            "title": {
+                "zh": "每个验证步产出的 token 数",
+                "en": "Tokens per verification step",
+            },
+            "x": {"label": {"zh": "草稿 token 数 k", "en": "Draft tokens k"}},
+            "y": {"label": {"zh": "token / 步", "en": "Tokens per step"}},
+            "series": [
+                {"label": f"a = {a}", "x": KS, "y": [expected_tokens(a, k) for k in KS]}
+                for a in RATES
+            ],
+        },
+        "speculation-speedup-vs-batch": {
+            "title": {
+                "zh": "n-gram 投机（k = 3）的加速比，上下文 1,024（估计）",
+                "en": "Speed-up of n-gram speculation (k = 3), context 1,024"
+                " (estimate)",
+            },
+            "x": {
+                "label": {
+                    "zh": "批大小（并发请求数）",
+                    "en": "Batch size (concurrent requests)",
+                },
+                "scale": "log",
+                "ticks": [[1, 4, 16, 64, 164], ["1", "4", "16", "64", "164"]],
+            },
+            "y": {"label": {"zh": "加速比", "en": "Speed-up"}},
             "series": [
                 {
-                    "label": "block_size 16",
-                    "x": TOKENS,
-                    "y": [blocks_needed(n) for n in TOKENS],
+                    "label": f"a = {a}",
+                    "x": BATCHES,
+                    "y": [speedup(a, 3, b, 1024, False) for b in BATCHES],
+                }
+                for a in RATES
+            ]
+            + [
+                {
+                    "label": {"zh": "不投机", "en": "no speculation"},
+                    "x": [1, 164],
+                    "y": [1, 1],
                 }
             ],
-        }
+        },
     }

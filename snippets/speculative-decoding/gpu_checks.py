@@ -1,9 +1,57 @@
-"""What the GPU job checks after running this lesson's GPU blocks (coursekit/gpu_labs.py)."""
+"""What the GPU job checks of the speculative decoding lab on the RTX 4090 (see
+coursekit/gpu_labs.py).
+
+lab_spec_send.py runs twice, against lab_plain_serve.sh's server and lab_spec_serve.sh's
+(n-gram, k = 3). Held exactly, for every part with speculation: the spec-decode
+counters /metrics gained agree with each other as SpecDecodingStats.observe_draft makes
+them (spec_metrics.problems), and the rewriting task produced drafts. Reported only:
+each part's acceptance rate, its decode speed without and with speculation, and the
+measured ratio next to speedup.py's prediction from the counters
+(spec_lab_prediction.compare), an estimate. Both servers must configure the same
+engine but for --speculative-config.
+"""
+
+import json
+
+from coursekit.vllm_claims import serve_options
+from spec_lab_prediction import K, compare, parts
+from spec_metrics import problems
 
 
-def check_lab(lab):
-    run = lab.run_python("speculative_decoding_lab.py")
-    assert run.stdout.strip(), "the lab printed no generated text"
+def lab_spec_send_py(lab):
+    plain_options = serve_options(lab.folder / "lab_plain_serve.sh")
+    spec_options = serve_options(lab.folder / "lab_spec_serve.sh")
+    speculative = json.loads(spec_options.pop("speculative_config"))
+    assert plain_options == spec_options, (
+        f"the two servers differ beyond speculation: {plain_options} vs {spec_options}"
+    )
+    assert (
+        speculative["method"] == "ngram" and speculative["num_speculative_tokens"] == K
+    )
+    with lab.serve("lab_plain_serve.sh") as server:
+        plain = parts(
+            lab.run_python("lab_spec_send.py", server.url, name="plain").stdout
+        )
+    with lab.serve("lab_spec_serve.sh") as server:
+        spec = parts(lab.run_python("lab_spec_send.py", server.url, name="spec").stdout)
+    assert plain.keys() == spec.keys(), f"parts differ: {plain.keys()} vs {spec.keys()}"
+    found = []
+    for (task, concurrency), row in spec.items():
+        broken = problems(row["spec"], K)
+        found += [f"{task} x{concurrency}: {p}" for p in broken]
+    rows = {}
+    for row in compare(plain, spec):
+        task, concurrency = row["part"]
+        rows[f"{task}, concurrency {concurrency}"] = (
+            f"{row['plain']:.1f} -> {row['spec']:.1f} tokens/s,"
+            f" {row['spec'] / row['plain']:.2f}x measured,"
+            f" {row['predicted']:.2f}x predicted"
+            f" (estimate), acceptance {row['acceptance']:.1%}"
+        )
+    lab.report("lab_spec_send.py: n-gram speculation, k = 3", rows)
+    assert not found, "the spec-decode counters disagree: " + "; ".join(found)
+    edit_drafts = [spec[key]["spec"]["drafts"] for key in spec if key[0] == "edit"]
+    assert all(edit_drafts), f"the rewriting task verified no drafts: {edit_drafts}"
 
 
-CHECKS = {"speculative_decoding_lab.py": check_lab}
+CHECKS = {"lab_spec_send.py": lab_spec_send_py}

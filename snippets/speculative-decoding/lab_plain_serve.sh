@@ -1,0 +1,3 @@
+vllm serve Qwen/Qwen2.5-7B-Instruct \
+  --max-model-len 4096 \
+  --max-num-seqs 32

@@ -1,0 +1,92 @@
+"""What speculation does to decode speed on one RTX 4090, Qwen2.5-7B-Instruct in BF16:
+the course's step-time model (lesson 1: a step takes the larger of its bytes over the
+memory bandwidth and its FLOPs over the peak BF16 rate, from decode_batch.weights_read
+and matmul_flops) applied to a verification step, with the proposal's cost on top.
+
+A verification step of `batch` requests computes k + 1 tokens each (the last sampled
+token and k drafts) and, unlike a plain decode step, a logits row for every one of them
+(vllm/v1/spec_decode/metadata.py: SpecDecodeMetadata, target_logits_indices and
+bonus_logits_indices): lesson 3's step_seconds counts one row per request, so it is not
+used here. The n-gram proposer runs on the CPU and costs the GPU nothing in this model;
+a draft model runs k decode steps of its own. Every time printed is an estimate, a lower
+bound of what the GPU must do; the CPU, the kernel launches and the sampler are left
+out."""
+
+from decode_batch import BANDWIDTH, PEAK_BF16, QWEN, matmul_flops, weights_read
+from hf_config import bytes_per_token, read_presets
+from model_weights import count
+from spec_decode import expected_tokens
+
+DRAFT = read_presets()["Qwen2.5-0.5B-Instruct"]  # same tokenizer as the 7B
+
+
+def forward_seconds(preset, batch: int, context: int, new: int) -> float:
+    """One forward pass of `preset` in BF16 over `new` tokens for each of `batch`
+    requests that have `context` tokens in the KV cache, every token with its logits."""
+    if batch < 1 or context < 0 or new < 1:
+        raise ValueError(
+            f"need batch >= 1, context >= 0, new >= 1: {batch}, {context}, {new}"
+        )
+    tokens = batch * new
+    weights = 2 * count(preset.config).total
+    kv = batch * (context + new) * bytes_per_token(preset.model)
+    read = weights_read(weights, preset.config, tokens) + kv
+    # The j-th new token attends to context + j tokens (causal).
+    pairs = batch * (new * context + new * (new + 1) // 2)
+    heads = preset.attention_heads * preset.model.head_dim * preset.model.num_layers * 4
+    flops = matmul_flops(preset.config, tokens, tokens) + pairs * heads
+    return max(read / BANDWIDTH, flops / PEAK_BF16)
+
+
+def step_seconds(batch: int, context: int, k: int, draft_model: bool) -> float:
+    """A decode step with k drafts per request (k = 0: plain decoding)."""
+    verify = forward_seconds(QWEN, batch, context, k + 1)
+    if not draft_model or k == 0:
+        return verify
+    return verify + k * forward_seconds(DRAFT, batch, context, 1)
+
+
+def speedup(a: float, k: int, batch: int, context: int, draft_model: bool) -> float:
+    """Tokens per second with speculation over tokens per second without."""
+    plain = step_seconds(batch, context, 0, draft_model)
+    return expected_tokens(a, k) * plain / step_seconds(batch, context, k, draft_model)
+
+
+if __name__ == "__main__":
+    context, k = 1024, 3
+    plain = step_seconds(1, context, 0, False)
+    print(f"context {context} tokens, k = {k} drafts (estimates)")
+    print(f"plain decode step at batch 1: {plain * 1000:.2f} ms")
+    print(
+        "verification step, 4 tokens:"
+        f" {step_seconds(1, context, k, False) * 1000:.2f} ms"
+    )
+    print(
+        "0.5B draft, 3 steps + verify:"
+        f" {step_seconds(1, context, k, True) * 1000:.2f} ms"
+    )
+    print("speed-up, n-gram (0.5B draft model)")
+    print("  batch     a=0.5          a=0.7          a=0.9")
+    for batch in (1, 8, 32, 64, 128, 164):  # 164: lesson 1's most at 1,024 tokens
+        cells = []
+        for a in (0.5, 0.7, 0.9):
+            ngram, draft = (speedup(a, k, batch, context, d) for d in (False, True))
+            cells.append(f"{ngram:.2f} ({draft:.2f})")
+        print(f"{batch:>7}  " + "".join(f"{c:<15}" for c in cells).rstrip())
+
+
+def predicted_ratio(
+    batch: int, context: int, k: int, tokens: int, drafts: int, accepted: int
+) -> float:
+    """Plain time over speculative time for `tokens` output tokens of which the counters
+    say `drafts` steps verified drafts and `accepted` drafts passed: each such step
+    costs a verification step, every other token a plain step (n-gram: no GPU
+    proposal cost)."""
+    plain_steps = tokens - accepted - drafts
+    if plain_steps < 0 or min(tokens, drafts, accepted) < 0:
+        raise ValueError(
+            f"counters that do not fit {tokens} tokens: {drafts}, {accepted}"
+        )
+    plain = step_seconds(batch, context, 0, False)
+    spec = drafts * step_seconds(batch, context, k, False) + plain_steps * plain
+    return tokens * plain / spec

@@ -1,0 +1,46 @@
+"""Lesson 7's formulas and greedy verification, on cases worked by hand from vLLM 0.26.0's
+rule (vllm/v1/sample/rejection_sampler.py: rejection_greedy_sample_kernel), and the
+expected tokens per step against a count over every accept/reject pattern."""
+
+import itertools
+
+import pytest
+from spec_decode import expected_tokens, verify
+
+
+@pytest.mark.parametrize(
+    ("target", "drafts", "accepted", "added"),
+    [
+        ([11, 12, 13, 99], [11, 12, 13], [11, 12, 13], 99),  # all pass: the bonus
+        ([11, 12, 13, 99], [11, 42, 13], [11], 12),  # stop at the first mismatch
+        ([11, 12, 13, 99], [7, 12, 13], [], 11),  # a later match does not count
+        ([5], [], [], 5),  # no drafts: a plain decode step
+    ],
+)
+def test_greedy_verification(target, drafts, accepted, added):
+    assert verify(target, drafts) == (accepted, added)
+
+
+def test_verification_refuses_a_target_of_the_wrong_length():
+    with pytest.raises(ValueError, match="one choice more"):
+        verify([1, 2], [1, 2])
+
+
+@pytest.mark.parametrize(("a", "k"), [(0.0, 3), (0.3, 1), (0.7, 4), (0.9, 6), (1.0, 5)])
+def test_expected_tokens_is_the_mean_over_every_pattern(a, k):
+    """Each draft passes with probability a until the first rejection; a step yields the
+    accepted drafts plus one token. Sum over all 2**k patterns, weighted."""
+    mean = 0.0
+    for pattern in itertools.product([True, False], repeat=k):
+        p = 1.0
+        for passed in pattern:
+            p *= a if passed else 1 - a
+        run = next((i for i, passed in enumerate(pattern) if not passed), k)
+        mean += p * (run + 1)
+    assert expected_tokens(a, k) == pytest.approx(mean)
+
+
+@pytest.mark.parametrize(("a", "k"), [(-0.1, 3), (1.5, 3), (0.5, -1), (0.5, 2.0)])
+def test_expected_tokens_refuses_bad_input(a, k):
+    with pytest.raises(ValueError):
+        expected_tokens(a, k)
