@@ -14,7 +14,7 @@ import time
 from types import SimpleNamespace
 from typing import TypedDict
 
-from vllm import stand_in
+from vllm import stand_in, stand_in_startup
 
 __version__ = stand_in.VERSION
 STAND_IN = True
@@ -134,6 +134,7 @@ class LLM:
         options.setdefault("disable_log_stats", True)
         self.engine = stand_in.start(model, options, "LLM_CLASS")
         self.llm_engine = LLMEngine(self.engine, not self.engine.options["disable_log_stats"])
+        self.llm_engine.vllm_config = stand_in_startup.after_kv_cache(self.engine)
         self._request_ids = itertools.count()  # LLM.request_counter
 
     def get_metrics(self):

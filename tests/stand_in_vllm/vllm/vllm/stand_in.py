@@ -160,7 +160,8 @@ USER_QUANTIZATION = {"awq": ("awq", "awq_marlin", "auto_awq", "marlin"),
                      "gptq": ("gptq", "gptq_marlin", "auto_gptq", "marlin")}
 
 NON_TORCH_MEMORY = 300 * MIB  # CUDA context and libraries (stand-in estimate)
-CUDA_GRAPH_MEMORY = 400 * MIB  # vLLM's estimate is applied by default (stand-in estimate)
+# No CUDA graph memory is taken off the KV cache: the V2 model runner estimates none
+# (GPUModelRunner.profile_cudagraph_memory returns 0); stand_in_startup.py captures them.
 
 
 def architecture(model: str) -> Architecture:
@@ -190,6 +191,7 @@ OPTIONS = {
     "async_scheduling": None,  # None: on (VllmConfig.__post_init__, no incompatible option)
     "enable_logging_iteration_details": False,
     "quantization": None,  # from the checkpoint's quantization_config when None
+    "enforce_eager": False,  # stand_in_startup.py: no torch.compile, no CUDA graphs
 }
 
 # EngineArgs.get_batch_defaults on a card under 70 GiB, by usage context.
@@ -438,6 +440,8 @@ class Engine:
     max_concurrency: float
     decode_step_seconds: float = 0.01  # one decode step of one sequence
     token_flops: int = 0  # the weight matmuls of one sequence in one decode step
+    loaded: int = 0  # "Model loading took": what stand_in_startup.py's summary reports
+    activation: int = 0  # the profiled activation peak, likewise
 
     def decode_seconds(self, sequences: int) -> float:
         """One decode step of `sequences` sequences: the weights' reads, or, for a large
@@ -487,8 +491,7 @@ def start(model: str, options: dict, usage_context: str, gpu: Gpu = RTX_4090) ->
         available = options["kv_cache_memory_bytes"]
     else:
         requested = math.ceil(gpu.total_memory * options["gpu_memory_utilization"])
-        available = (requested - loaded - activation_peak(arch, options)
-                     - NON_TORCH_MEMORY - CUDA_GRAPH_MEMORY)
+        available = requested - loaded - activation_peak(arch, options) - NON_TORCH_MEMORY
         log("available", format_gib(available))
     if available <= 0:
         raise ValueError("No available memory for the cache blocks. Try increasing"
@@ -514,7 +517,7 @@ def start(model: str, options: dict, usage_context: str, gpu: Gpu = RTX_4090) ->
                                 arch.num_kv_heads * arch.head_dim, arch.intermediate_size)
                  + arch.vocab_size * arch.hidden_size)
     return Engine(model, options, backend, block_size, num_blocks, tokens, max_concurrency,
-                  decode, flops)
+                  decode, flops, loaded, activation_peak(arch, options))
 
 
 # -- the block pool, the scheduler and the stats (the labs that step the engine) -----------------
