@@ -30,10 +30,10 @@ SETTINGS = [  # (max_num_batched_tokens, enable_chunked_prefill)
 ]
 
 
-def step_seconds(step: Step) -> float:
-    """Estimated time of one step: the weights (weights_read), and each scheduled
-    request's KV cache; the weight matmuls (matmul_flops), plus attention over the
-    tokens before each new one (causal within the chunk)."""
+def step_bounds(step: Step) -> tuple[float, float]:
+    """Seconds for one step's bytes and for its FLOPs: the weights (weights_read), and
+    each scheduled request's KV cache; the weight matmuls (matmul_flops), plus attention
+    over the tokens before each new one (causal within the chunk)."""
     new = step.scheduled
     before = step.computed_before
     tokens = sum(new.values())
@@ -41,7 +41,12 @@ def step_seconds(step: Step) -> float:
     read = weights_read(2 * PARAMETERS, QWEN.config, tokens) + kv_bytes
     pairs = sum(n * before[i] + n * (n + 1) // 2 for i, n in new.items())
     flops = matmul_flops(QWEN.config, tokens, len(new)) + pairs * ATTENTION
-    return max(read / BANDWIDTH, flops / PEAK_BF16)
+    return read / BANDWIDTH, flops / PEAK_BF16
+
+
+def step_seconds(step: Step) -> float:
+    """Estimated time of one step: the longer of its two bounds."""
+    return max(step_bounds(step))
 
 
 def timeline(budget: int, chunked: bool) -> tuple[list[Step], list[float]]:

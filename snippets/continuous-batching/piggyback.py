@@ -7,31 +7,7 @@ GPU longer than its bytes.
 
 from types import SimpleNamespace
 
-from chunked_prefill import ARRIVAL, step_seconds, timeline
-from decode_batch import (
-    ATTENTION,
-    BANDWIDTH,
-    KV_PER_TOKEN,
-    PARAMETERS,
-    PEAK_BF16,
-    QWEN,
-    matmul_flops,
-    weights_read,
-)
-
-
-def bounds(step) -> tuple[float, float]:
-    """(seconds for its bytes, seconds for its FLOPs): the two terms of step_seconds."""
-    new, before = step.scheduled, step.computed_before
-    tokens = sum(new.values())
-    kv_bytes = sum(before[i] + n for i, n in new.items()) * KV_PER_TOKEN
-    read = weights_read(2 * PARAMETERS, QWEN.config, tokens) + kv_bytes
-    pairs = sum(n * before[i] + n * (n + 1) // 2 for i, n in new.items())
-    flops = matmul_flops(QWEN.config, tokens, len(new)) + pairs * ATTENTION
-    memory, compute = read / BANDWIDTH, flops / PEAK_BF16
-    if max(memory, compute) != step_seconds(step):
-        raise ValueError("bounds() no longer reads step_seconds' model: update it")
-    return memory, compute
+from chunked_prefill import ARRIVAL, step_bounds, step_seconds, timeline
 
 
 def alone(step):
@@ -46,13 +22,15 @@ def breakdown(budget: int) -> dict:
     steps, ends = timeline(budget, chunked=True)
     first = next(s.step for s in steps if "long" in s.sampled)
     chunk_steps = steps[ARRIVAL : first + 1]
-    memory_bound = [s for s in chunk_steps if bounds(s)[0] > bounds(s)[1]]
+    memory_bound = [s for s in chunk_steps if step_bounds(s)[0] > step_bounds(s)[1]]
     return {
         "steps": len(chunk_steps),
         "ttft": ends[first] - ends[ARRIVAL - 1],
         "riders": sum(step_seconds(s) - step_seconds(alone(s)) for s in chunk_steps),
         "memory_bound": [sum(s.scheduled.values()) for s in memory_bound],
-        "memory_bound_extra": sum(bounds(s)[0] - bounds(s)[1] for s in memory_bound),
+        "memory_bound_extra": sum(
+            step_bounds(s)[0] - step_bounds(s)[1] for s in memory_bound
+        ),
     }
 
 
