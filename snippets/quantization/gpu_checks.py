@@ -13,6 +13,10 @@ lesson:
 - the decode speed: reported as a share of section 3's floor
   (quant_memory.decode_floor_ms, which reads one row of the embedding table per
   sequence), and only held below it, a bandwidth ceiling, never to an exact figure;
+- the same at concurrency 256 (lab_quant_check.batch_speed): held below the longer of
+  section 3's two floors of a step of 256 sequences, its reads and its 16-bit math;
+- lab_awq.py's two speeds against lab_bf16.py's (lab_quant_check.versus): the measured
+  ratios next to the floors' (3.15x at concurrency 1, 1.00x at 256), reported only;
 - the perplexity on a fixed text, reported; held to what vLLM does with
   prompt_logprobs: both requests compute every token (none read from the prefix cache),
   over the same number of tokens.
@@ -22,7 +26,7 @@ lab_fp8.py sets, and is held to the same.
 
 from coursekit import ROOT
 from coursekit.vllm_claims import llm_options, serve_options
-from lab_quant_check import VARIANTS, compare
+from lab_quant_check import VARIANTS, compare, versus
 
 # What every variant sets besides the model (and quantization="fp8" for fp8).
 ENGINE = {
@@ -46,6 +50,11 @@ def expected_options(name):
     return options
 
 
+# What each Python lab printed in this job, by format: lab_awq.py's check compares it
+# with lab_bf16.py's.
+PRINTED = {}
+
+
 def held_to_the_lesson(lab, name, title, log_text, speed_text, quality=True):
     rows, problems = compare(name, log_text, speed_text, quality)
     lab.report(title, rows)
@@ -58,6 +67,7 @@ def python_lab(lab, name):
     assert options == expected_options(name), f"{script} sets {options}"
     run = lab.run_python(script)
     held_to_the_lesson(lab, name, script, run.log, run.stdout)
+    PRINTED[name] = run.stdout
 
 
 def lab_bf16_py(lab):
@@ -70,6 +80,11 @@ def lab_fp8_py(lab):
 
 def lab_awq_py(lab):
     python_lab(lab, "awq")
+    if "bf16" not in PRINTED:  # lab_bf16.py has not run in this job (pytest -k awq)
+        python_lab(lab, "bf16")
+    lab.report(
+        "lab_awq.py against lab_bf16.py", versus(PRINTED["bf16"], PRINTED["awq"])
+    )
 
 
 def lab_gptq_py(lab):

@@ -5,7 +5,7 @@ Run: python lab_awq.py 2>&1 | tee awq.txt
      python lab_quant_check.py awq awq.txt
 """
 
-from lab_quant_check import decode_speed, quality
+from lab_quant_check import batch_speed, decode_speed, quality
 from vllm import LLM
 
 if __name__ == "__main__":  # vLLM may start processes that import this file again
@@ -17,4 +17,5 @@ if __name__ == "__main__":  # vLLM may start processes that import this file aga
         max_num_seqs=256,
     )
     decode_speed(llm)
+    batch_speed(llm)
     quality(llm)

@@ -4,7 +4,7 @@ Run: python lab_bf16.py 2>&1 | tee bf16.txt
      python lab_quant_check.py bf16 bf16.txt
 """
 
-from lab_quant_check import decode_speed, quality
+from lab_quant_check import batch_speed, decode_speed, quality
 from vllm import LLM
 
 if __name__ == "__main__":  # vLLM may start processes that import this file again
@@ -16,4 +16,5 @@ if __name__ == "__main__":  # vLLM may start processes that import this file aga
         max_num_seqs=256,  # sequences per step, as both would choose here
     )
     decode_speed(llm)
+    batch_speed(llm)
     quality(llm)

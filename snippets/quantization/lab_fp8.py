@@ -5,7 +5,7 @@ Run: python lab_fp8.py 2>&1 | tee fp8.txt
      python lab_quant_check.py fp8 fp8.txt
 """
 
-from lab_quant_check import decode_speed, quality
+from lab_quant_check import batch_speed, decode_speed, quality
 from vllm import LLM
 
 if __name__ == "__main__":  # vLLM may start processes that import this file again
@@ -18,4 +18,5 @@ if __name__ == "__main__":  # vLLM may start processes that import this file aga
         max_num_seqs=256,
     )
     decode_speed(llm)
+    batch_speed(llm)
     quality(llm)

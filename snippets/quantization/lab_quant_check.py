@@ -4,18 +4,22 @@ Run: python lab_quant_check.py                      (the predictions)
      python lab_quant_check.py FORMAT LOG [SPEED]   (FORMAT: bf16, fp8, awq or gptq;
        LOG: what the lab printed, vLLM's log included; SPEED: lab_speed_send.py's output
        when LOG is a server's)
+     python lab_quant_check.py versus BF16_LOG INT4_LOG   (lab_awq.py's speeds against
+       lab_bf16.py's, measured and predicted)
 
 The four labs time decoding with decode_speed below: one request generates 1 token,
 then 1 + DECODE_TOKENS tokens; the second takes DECODE_TOKENS more decode steps than the
-first, and everything else (prefill, scheduling, start of the request) cancels out. Then
+first, and everything else (prefill, scheduling, start of the request) cancels out.
+batch_speed does the same with BATCH requests at once, which decode together. Then
 quality below measures the perplexity of the model on a fixed text, from vLLM's prompt
 logprobs, twice.
 
 For each format: vLLM's "Model loading took X GiB" against quant_memory.weight_bytes,
 the dtype the engine computes in, the kernel line vLLM logs on an RTX 4090, the KV
 capacity against lesson 1's calculator for the logged KV memory, and the decode speed
-at concurrency 1 against section 3's floor (quant_memory.decode_floor_ms), a ceiling
-no run can pass.
+at concurrency 1 and BATCH against section 3's floors (quant_memory.decode_floor_ms
+for the reads, decode_floor.compute_floor_ms for the 16-bit math), a ceiling no run
+can pass.
 """
 
 import math
@@ -25,6 +29,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from decode_floor import compute_floor_ms
 from hf_config import bytes_per_token, read_presets
 from kv_cache_size import GIB
 from kv_capacity import predict_from_log, read_startup_log
@@ -56,6 +61,7 @@ PROMPT_TOKENS = 16
 
 PROMPT = "Why is LLM decode memory-bound?"
 DECODE_TOKENS = 128  # decode steps timed
+BATCH = 256  # requests decoding together in batch_speed: the labs' max_num_seqs
 # The fixed text of the perplexity: Jane Austen, Pride and Prejudice (1813), in the
 # public domain. Use a text of your own task: a famous one may be partly remembered.
 QUALITY_TEXT = (
@@ -71,8 +77,9 @@ QUALITY_TEXT = (
 )
 
 
-def timed(llm, max_tokens):
-    """Seconds one request takes to generate max_tokens tokens, and its output."""
+def timed(llm, max_tokens, requests=1):
+    """Seconds `requests` copies of PROMPT, sent at once, take to generate max_tokens
+    tokens each, and their outputs."""
     from vllm import (
         SamplingParams,  # here: the GPU checks import this file, not vLLM
     )
@@ -80,15 +87,15 @@ def timed(llm, max_tokens):
     # ignore_eos: exactly max_tokens tokens; temperature 0: the same text every run
     params = SamplingParams(max_tokens=max_tokens, temperature=0, ignore_eos=True)
     start = time.perf_counter()
-    output = llm.generate([PROMPT], params, use_tqdm=False)[0].outputs[0]
-    return time.perf_counter() - start, output
+    outputs = llm.generate([PROMPT] * requests, params, use_tqdm=False)
+    return time.perf_counter() - start, [output.outputs[0] for output in outputs]
 
 
 def decode_speed(llm):
     """Print the decode speed of one sequence, and what it generated."""
     timed(llm, 8)  # warm-up: the first request pays for one-time work
     first, _ = timed(llm, 1)
-    total, output = timed(llm, 1 + DECODE_TOKENS)
+    total, [output] = timed(llm, 1 + DECODE_TOKENS)
     assert len(output.token_ids) == 1 + DECODE_TOKENS, len(output.token_ids)
     rate = DECODE_TOKENS / (total - first)
     print(
@@ -96,6 +103,21 @@ def decode_speed(llm):
         f" ({DECODE_TOKENS} steps in {total - first:.3f} s)"
     )
     print(f"text: {output.text[:300]!r}")
+
+
+def batch_speed(llm):
+    """Print the decode throughput of BATCH sequences decoding together: the same two
+    timings as decode_speed, each with BATCH requests at once."""
+    timed(llm, 8, BATCH)  # warm-up
+    first, _ = timed(llm, 1, BATCH)
+    total, outputs = timed(llm, 1 + DECODE_TOKENS, BATCH)
+    generated = {len(output.token_ids) for output in outputs}
+    assert len(outputs) == BATCH and generated == {1 + DECODE_TOKENS}, generated
+    rate = BATCH * DECODE_TOKENS / (total - first)
+    print(
+        f"decode at concurrency {BATCH}: {rate:.1f} tokens/s"
+        f" ({DECODE_TOKENS} steps of {BATCH} sequences in {total - first:.3f} s)"
+    )
 
 
 def quality(llm):
@@ -166,6 +188,7 @@ KERNEL = re.compile(
     r"(Using \w+ for \w+LinearMethod|Selected \w+ for \w+LinearMethod)(?=\s|$)"
 )
 SPEED = re.compile(r"decode at concurrency 1: ([\d.]+) tokens/s")
+BATCH_SPEED = re.compile(rf"decode at concurrency {BATCH}: ([\d.]+) tokens/s")
 QUALITY = re.compile(
     r"perplexity \((first|again)\): ([\d.]+) over (\d+) tokens, (\d+) of the prompt's"
 )
@@ -212,6 +235,13 @@ def read_speed(text: str) -> float:
     return float(match[1])
 
 
+def read_batch_speed(text: str) -> float:
+    match = BATCH_SPEED.search(text)
+    if match is None:
+        raise ValueError(f"no line like 'decode at concurrency {BATCH}: X tokens/s'")
+    return float(match[1])
+
+
 def loading_range(fmt: str) -> tuple[float, float, float]:
     """The prediction in GiB, and the range the logged figure may take: the log's
     rounding below, the rounding plus the RoPE cache and the small things above."""
@@ -230,11 +260,27 @@ def ceiling(fmt: str) -> float:
     return 1000 / decode_floor_ms(PRESET, fmt, 1, PROMPT_TOKENS + 1 + DECODE_TOKENS)
 
 
+def batch_floors_ms(fmt: str) -> tuple[float, float]:
+    """Section 3's two floors of a decode step of BATCH sequences, in ms: its reads
+    (quant_memory.decode_floor_ms) and its 16-bit math, the same in every format
+    (decode_floor.compute_floor_ms: a W4A16 kernel dequantizes, then multiplies in
+    16-bit)."""
+    reads = decode_floor_ms(PRESET, fmt, BATCH, PROMPT_TOKENS + 1 + DECODE_TOKENS)
+    return reads, compute_floor_ms(BATCH)
+
+
+def batch_ceiling(fmt: str) -> float:
+    """Tokens/s at concurrency BATCH that no run can pass: BATCH tokens per step of the
+    longer of the two floors."""
+    return BATCH * 1000 / max(batch_floors_ms(fmt))
+
+
 def compare(
     name: str, log_text: str, speed_text: str, quality: bool = True
 ) -> tuple[dict, list[str]]:
-    """Rows for a report, and what does not match (the perplexity too, with quality:
-    the Python labs print it, the served twin does not)."""
+    """Rows for a report, and what does not match (the speed at concurrency BATCH and
+    the perplexity too, with quality: the Python labs print them, the served twin does
+    not)."""
     variant, rows, problems = VARIANTS[name], {}, []
 
     logged = read_loading_gib(log_text)
@@ -288,6 +334,17 @@ def compare(
         )
 
     if quality:
+        speed = read_batch_speed(speed_text)
+        most = batch_ceiling(variant.fmt)
+        rows[f"decode at concurrency {BATCH}"] = (
+            f"{speed:.1f} tokens/s = {speed / most:.0%} of the ceiling,"
+            f" {most:.0f} tokens/s (section 3's floors)"
+        )
+        if not 0 < speed <= most:
+            problems.append(
+                f"{name}: {speed} tokens/s at concurrency {BATCH}, above the ceiling"
+                f" {most:.0f}"
+            )
         (first, tokens, cached), (again, tokens_again, cached_again) = read_quality(
             speed_text
         )
@@ -311,6 +368,24 @@ def compare(
     return rows, problems
 
 
+def versus(bf16_text: str, int4_text: str, int4: str = "awq") -> dict:
+    """Rows for a report: an INT4 lab's decode speeds against lab_bf16.py's, measured
+    and as section 3's floors predict them; reported, not held to: how far each run
+    stays from its floor is what the lab measures."""
+    rows = {}
+    for concurrency, read, most in (
+        (1, read_speed, ceiling),
+        (BATCH, read_batch_speed, batch_ceiling),
+    ):
+        bf16, quantized = read(bf16_text), read(int4_text)
+        predicted = most(VARIANTS[int4].fmt) / most("bf16")
+        rows[f"{int4} / bf16 at concurrency {concurrency}"] = (
+            f"measured {quantized / bf16:.2f}x ({quantized:.1f} and {bf16:.1f}"
+            f" tokens/s); section 3's floors: {predicted:.2f}x"
+        )
+    return rows
+
+
 def print_predictions() -> None:
     print(
         f"{PRESET}; tolerance of the loading line: -{ROUNDING_GIB} GiB (rounding),"
@@ -325,6 +400,14 @@ def print_predictions() -> None:
             f" {ceiling(variant.fmt):>17.1f}"
         )
     print(f"awq's ceiling is {ceiling('awq-int4-g128') / ceiling('bf16'):.2f}x bf16's")
+    print(f"at concurrency {BATCH}, the floors of a step in milliseconds:")
+    print("format  reads  16-bit math  ceiling tokens/s")
+    for name, variant in VARIANTS.items():
+        reads, math_ms = batch_floors_ms(variant.fmt)
+        ceiling_batch = batch_ceiling(variant.fmt)
+        print(f"{name:<6} {reads:>6.2f} {math_ms:>12.2f} {ceiling_batch:>17,.0f}")
+    ratio = batch_ceiling("awq-int4-g128") / batch_ceiling("bf16")
+    print(f"awq's ceiling at concurrency {BATCH} is {ratio:.2f}x bf16's")
     model = read_presets()[PRESET].model
     per_block = 16 * bytes_per_token(model)  # lesson 1: K and V, every layer
     print(
@@ -343,6 +426,11 @@ def print_predictions() -> None:
 if __name__ == "__main__":
     if len(sys.argv) == 1:
         print_predictions()
+        sys.exit()
+    if sys.argv[1] == "versus":
+        bf16_log, int4_log = (Path(file).read_text("utf-8") for file in sys.argv[2:4])
+        for key, value in versus(bf16_log, int4_log).items():
+            print(f"{key}: {value}")
         sys.exit()
     name, log_file = sys.argv[1], Path(sys.argv[2])
     text = log_file.read_text(encoding="utf-8")

@@ -10,17 +10,22 @@ from hf_config import read_presets
 from kv_cache_size import GIB
 from kv_capacity import predict
 from lab_quant_check import (
+    BATCH,
     PRESET,
     ROPE_GIB,
     ROUNDING_GIB,
     SMALL_GIB,
     VARIANTS,
+    batch_ceiling,
+    batch_floors_ms,
     ceiling,
     compare,
     loading_range,
     read_kernel_lines,
     read_loading_gib,
+    read_batch_speed,
     read_speed,
+    versus,
 )
 from quant_memory import weight_bytes
 
@@ -85,8 +90,9 @@ def test_the_kernel_lines_the_page_names_are_vllms(lines):
     assert VARIANTS["bf16"].kernel_line is None
 
 
-def run_log(lines, name, loaded_gib, speed, tokens=None, dtype=None):
-    """A lab's output: vLLM's lines, with the KV capacity lesson 1 predicts for 10 GiB."""
+def run_log(lines, name, loaded_gib, speed, tokens=None, dtype=None, batch=None):
+    """A lab's output: vLLM's lines, with the KV capacity lesson 1 predicts for 10 GiB; the
+    speed at concurrency BATCH is 80% of its ceiling unless given."""
     capacity = predict(read_presets()[PRESET].model, 10 * GIB, 8192)
     variant = VARIANTS[name]
     config = (f"model='Qwen/Qwen2.5-7B-Instruct', speculative_config=None, tokenizer_mode=auto,"
@@ -99,7 +105,14 @@ def run_log(lines, name, loaded_gib, speed, tokens=None, dtype=None):
             + vllm_line(lines["tokens"], f"{tokens or capacity.tokens:,}") + "\n"
             + vllm_line(lines["concurrency"], "8,192", capacity.max_concurrency) + "\n"
             + f"decode at concurrency 1: {speed:.1f} tokens/s (128 steps in 1.000 s)\n"
+            + batch_line(batch or 0.8 * batch_ceiling(variant.fmt))
             + quality_lines())
+
+
+def batch_line(speed):
+    """batch_speed()'s line, as lab_quant_check.batch_speed prints it."""
+    return (f"decode at concurrency {BATCH}: {speed:.1f} tokens/s"
+            f" (128 steps of {BATCH} sequences in 3.000 s)\n")
 
 
 def quality_lines(first=(7.3891, 120, 0), again=(7.3891, 120, 0)):
@@ -121,6 +134,41 @@ def test_a_run_as_predicted_matches(lines, name):
         rows, problems = compare(name, text, text)
         assert problems == [], problems
     assert "80% of the ceiling" in rows["decode at concurrency 1"]
+    assert "80% of the ceiling" in rows["decode at concurrency 256"]
+
+
+def test_at_concurrency_256_every_format_is_bound_by_the_same_16_bit_math():
+    """Section 3's floors of a step of 256 sequences: the reads of each format
+    (quant_memory.decode_floor_ms) and the 16-bit math (decode_floor.compute_floor_ms),
+    the longer of which sets the ceiling: the math, in every format, so AWQ's ceiling is
+    BF16's (1.00x), where at concurrency 1 it is 3.15x."""
+    from decode_floor import compute_floor_ms
+    from quant_memory import decode_floor_ms
+
+    assert BATCH == 256
+    for variant in VARIANTS.values():
+        reads, math_ms = batch_floors_ms(variant.fmt)
+        assert reads == decode_floor_ms(PRESET, variant.fmt, 256, 16 + 1 + 128)
+        assert math_ms == compute_floor_ms(256) > reads
+        assert batch_ceiling(variant.fmt) == 256 * 1000 / math_ms
+    assert round(batch_ceiling("awq-int4-g128") / batch_ceiling("bf16"), 2) == 1.00
+    assert round(ceiling("awq-int4-g128") / ceiling("bf16"), 2) == 3.15
+    assert read_batch_speed(batch_line(9000.04)) == 9000.0
+    with pytest.raises(ValueError, match="no line like 'decode at concurrency 256"):
+        read_batch_speed("decode at concurrency 1: 57.3 tokens/s")
+
+
+def test_versus_reports_the_measured_ratios_next_to_the_floors(lines):
+    """AWQ against BF16: at concurrency 1 and 256, measured and as the floors predict;
+    reported, whatever they are (an INT4 run slower than BF16 is what it may show)."""
+    bf16 = run_log(lines, "bf16", 14.19, 60.0, batch=8000.0)
+    awq = run_log(lines, "awq", 5.19, 150.0, batch=7200.0)
+    assert versus(bf16, awq) == {
+        "awq / bf16 at concurrency 1": "measured 2.50x (150.0 and 60.0 tokens/s);"
+        " section 3's floors: 3.15x",
+        "awq / bf16 at concurrency 256": "measured 0.90x (7200.0 and 8000.0 tokens/s);"
+        " section 3's floors: 1.00x",
+    }
 
 
 def test_the_tolerances_fail_a_figure_just_outside(lines):
@@ -138,6 +186,12 @@ def test_the_tolerances_fail_a_figure_just_outside(lines):
     assert compare("awq", text, text)[1] == []
     text = run_log(lines, "awq", predicted, most + 0.1)
     assert "above the bandwidth ceiling" in compare("awq", text, text)[1][0]
+    most = batch_ceiling("awq-int4-g128")
+    text = run_log(lines, "awq", predicted, 100, batch=int(most * 10) / 10)
+    assert compare("awq", text, text)[1] == []
+    text = run_log(lines, "awq", predicted, 100, batch=most + 0.1)
+    assert compare("awq", text, text)[1] == [
+        f"awq: {most + 0.1:.1f} tokens/s at concurrency 256, above the ceiling {most:.0f}"]
     # a BF16 run that logged a quantized kernel, and an AWQ run that logged none
     text = run_log(lines, "awq", weight_bytes(PRESET, "bf16") / GIB, 50, dtype="bfloat16")
     assert compare("bf16", text, text)[1] == [

@@ -35,6 +35,13 @@ def test_the_checks_pass_against_the_stand_in(stand_in_vllm, tmp_path, capsys, f
     assert "| dry run: decode at concurrency 1 |" in summary
     dtype = "float16" if file in ("lab_awq.py", "lab_gptq.py") else "bfloat16"
     assert f"| dry run: computes in | {dtype}; the page says {dtype} |" in summary
+    if file != "lab_speed_send.py":
+        assert "| dry run: decode at concurrency 256 |" in summary
+    if file == "lab_awq.py":  # lab_bf16.py had not run: its check runs it for the ratios
+        assert lab.ran == ["lab_awq.py", "lab_bf16.py"]
+        assert "| dry run: awq / bf16 at concurrency 1 | measured " in summary
+        assert "| dry run: awq / bf16 at concurrency 256 | measured " in summary
+        assert "section 3's floors: 1.00x |" in summary
     if file != "lab_speed_send.py":  # the stand-in's logprobs: a perplexity of e**2 for BF16
         perplexity = {"lab_bf16.py": 7.3891, "lab_fp8.py": 7.4633, "lab_awq.py": 7.6141,
                       "lab_gptq.py": 7.6906}[file]
@@ -45,13 +52,26 @@ def test_the_checks_pass_against_the_stand_in(stand_in_vllm, tmp_path, capsys, f
         assert "Selected CutlassFP8ScaledMMLinearKernel for Fp8PerTensorOnlineLinearMethod" in summary
 
 
-def test_a_lab_that_loads_another_checkpoint_fails(tmp_path):
+def edited_lab(tmp_path, file, old, new):
+    """A copy of the course's snippets with one lab edited; its Lab."""
     root = tmp_path / "course"
     shutil.copytree(ROOT / "snippets", root / "snippets")
-    script = root / "snippets/quantization/lab_awq.py"
-    script.write_text(script.read_text().replace("-AWQ", "-GPTQ-Int4"))
+    script = root / "snippets/quantization" / file
+    assert old in script.read_text()
+    script.write_text(script.read_text().replace(old, new))
+    return lab_in(script.parent, tmp_path)
+
+
+def test_a_lab_that_loads_another_checkpoint_fails(tmp_path):
+    lab = edited_lab(tmp_path, "lab_awq.py", "-AWQ", "-GPTQ-Int4")
     with pytest.raises(AssertionError, match="lab_awq.py sets"):
-        checks_of().CHECKS["lab_awq.py"](lab_in(script.parent, tmp_path))
+        checks_of().CHECKS["lab_awq.py"](lab)
+
+
+def test_a_lab_that_does_not_time_a_batch_fails(stand_in_vllm, tmp_path):
+    lab = edited_lab(tmp_path, "lab_bf16.py", "    batch_speed(llm)\n", "")
+    with pytest.raises(ValueError, match="no line like 'decode at concurrency 256"):
+        checks_of().CHECKS["lab_bf16.py"](lab)
 
 
 def test_a_weight_prediction_that_keeps_gptqs_qzeros_fails(stand_in_vllm, tmp_path,
