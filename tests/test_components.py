@@ -106,6 +106,8 @@ KEY_RESULTS = {
     "scheduler-timeline": ['[data-key="steps"]', '[data-key="preemptions"]'],
     # The hits, the hit rate and the cached blocks after the request shown.
     "prompt-sharing": ['[data-key="hits"]', '[data-key="rate"]', '[data-key="cached"]'],
+    # The step's drafts with their verdicts, what the step yields, the running rate.
+    "spec-decode-steps": ['[data-key="drafts"]', '[data-key="new"]', '[data-key="rate"]'],
 }
 SCREENS = {"phone": (390, 844), "desktop": (1280, 800)}
 # A component is at most two and a half phone screens tall, as it opens (its secondary detail

@@ -2,7 +2,8 @@
 // verification, as spec_scheduler.py runs it (and vLLM 0.26.0 does); the page shows one
 // step at a time. State in the link: task, k, min, max, step.
 (() => {
-  const { Refused, whole, fixed, once, LinkValues, attempt, share, stepControls } = courseKit;
+  const { Refused, whole, fixed, once, LinkValues, attempt, share, stepControls, compact } =
+    courseKit;
 
   // ngram.py: propose_ngram (vllm/v1/spec_decode/ngram_proposer.py:
   // _find_longest_matched_ngram_and_propose_tokens): the longest n <= maxN matching the
@@ -71,7 +72,8 @@
     const end = root.dataset.end;
     const form = root.querySelector(".sd-settings");
     const error = root.querySelector(".sd-error");
-    const view = root.querySelector(".sd-view");
+    const view = [root.querySelector(".sd-now"), root.querySelector(".sd-steps"),
+                  root.querySelector(".ck-more")];
     const slider = root.querySelector(".sd-slider");
     const key = (name) => root.querySelector(`[data-key="${name}"]`);
 
@@ -151,6 +153,7 @@
     const note = root.querySelector(".sd-fallback");
     key("fallback").textContent = link.fallback.join(", ");
     note.hidden = link.fallback.length === 0;
+    compact(root);
     root.dataset.ready = "true";
   }
 
