@@ -20,43 +20,36 @@ from functools import cache
 # vLLM's own logging writes to stdout, where the results go: leave Python's default.
 os.environ["VLLM_CONFIGURE_LOGGING"] = "0"
 
-from vllm.config import (  # noqa: E402
-    DeviceConfig,
-    ModelConfig,
-    ParallelConfig,
-    SchedulerConfig,
-    SpeculativeConfig,
-    VllmConfig,
-)
+from vllm import config as vc  # noqa: E402
 from vllm.config.compilation import CUDAGraphMode  # noqa: E402
 from vllm_trace import MAX_MODEL_LEN, MODEL  # noqa: E402
 
 
 @cache
-def model_config(enforce_eager: bool) -> ModelConfig:
-    return ModelConfig(model=str(MODEL), skip_tokenizer_init=True, dtype="bfloat16",
-                       max_model_len=MAX_MODEL_LEN, enforce_eager=enforce_eager)
+def model_config(enforce_eager: bool) -> vc.ModelConfig:
+    return vc.ModelConfig(model=str(MODEL), skip_tokenizer_init=True, dtype="bfloat16",
+                          max_model_len=MAX_MODEL_LEN, enforce_eager=enforce_eager)
 
 
-def speculative_config(model: ModelConfig, tokens: int) -> SpeculativeConfig | None:
+def speculative_config(model: vc.ModelConfig, tokens: int) -> vc.SpeculativeConfig | None:
     if not tokens:
         return None
-    return SpeculativeConfig(method="ngram", num_speculative_tokens=tokens,
-                             prompt_lookup_max=3, prompt_lookup_min=2,
-                             target_model_config=model,
-                             target_parallel_config=ParallelConfig())
+    return vc.SpeculativeConfig(method="ngram", num_speculative_tokens=tokens,
+                                prompt_lookup_max=3, prompt_lookup_min=2,
+                                target_model_config=model,
+                                target_parallel_config=vc.ParallelConfig())
 
 
 def capture_sizes(setting: dict) -> list[int]:
     model = model_config(setting["enforce_eager"])
-    scheduler = SchedulerConfig(max_model_len=MAX_MODEL_LEN, is_encoder_decoder=False,
-                                max_num_batched_tokens=setting["max_num_batched_tokens"],
-                                max_num_seqs=setting["max_num_seqs"])
-    config = VllmConfig(model_config=model, scheduler_config=scheduler,
-                        device_config=DeviceConfig(device="cpu"),
-                        speculative_config=speculative_config(
-                            model, setting["num_speculative_tokens"]),
-                        performance_mode=setting["performance_mode"])
+    scheduler = vc.SchedulerConfig(max_model_len=MAX_MODEL_LEN, is_encoder_decoder=False,
+                                   max_num_batched_tokens=setting["max_num_batched_tokens"],
+                                   max_num_seqs=setting["max_num_seqs"])
+    config = vc.VllmConfig(model_config=model, scheduler_config=scheduler,
+                           device_config=vc.DeviceConfig(device="cpu"),
+                           speculative_config=speculative_config(
+                               model, setting["num_speculative_tokens"]),
+                           performance_mode=setting["performance_mode"])
     compilation = config.compilation_config
     compilation.cudagraph_mode = CUDAGraphMode.FULL_AND_PIECEWISE
     compilation.cudagraph_capture_sizes = None
