@@ -108,6 +108,8 @@ KEY_RESULTS = {
     "prompt-sharing": ['[data-key="hits"]', '[data-key="rate"]', '[data-key="cached"]'],
     # The step's drafts with their verdicts, what the step yields, the running rate.
     "spec-decode-steps": ['[data-key="drafts"]', '[data-key="new"]', '[data-key="rate"]'],
+    # The KV cache, what is left outside gpu_memory_utilization's share, the graphs captured.
+    "startup-memory-bar": ['[data-key="kv"]', '[data-key="left"]', '[data-key="captured"]'],
 }
 SCREENS = {"phone": (390, 844), "desktop": (1280, 800)}
 # A component is at most two and a half phone screens tall, as it opens (its secondary detail

@@ -47,15 +47,20 @@ def expected(state: dict[str, str]) -> dict[str, str] | str:
     except ValueError:
         return "error"
     full, piecewise = graphs_captured(sizes, seqs)
+    parts = {
+        "requested": budget.requested,
+        "weights": budget.weights,
+        "activation": budget.activation,
+        "non_torch": budget.non_torch,
+        "kv": budget.kv,
+        "graphs": budget.graphs,
+        "left": budget.headroom,
+    }
     shown = {
         "kv": gib(budget.kv),
-        "requested": gib(budget.requested),
-        "weights": gib(budget.weights),
-        "activation": gib(budget.activation),
-        "non_torch": gib(budget.non_torch),
-        "kv_row": gib(budget.kv),
-        "graphs": gib(budget.graphs),
         "left": gib(budget.headroom),
+        "captured": str(full + piecewise),
+        **{f"{name}_row": gib(value) for name, value in parts.items()},
         "sizes": str(len(sizes)),
         "largest": str(max(sizes, default=0)),
         "piecewise": str(piecewise),

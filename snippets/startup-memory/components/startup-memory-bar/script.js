@@ -3,7 +3,8 @@
 // arithmetic follows snippets/startup-memory/startup_budget.py, and parity.py says what
 // the page must show for each link. Texts go in with textContent only.
 (() => {
-  const { fill, number, whole, fixed, share, attempt, Refused, InvalidFields, once } = courseKit;
+  const { fill, number, whole, fixed, share, attempt, Refused, InvalidFields, compact, once } =
+    courseKit;
   const GIB = 1024 ** 3;
   const FIELDS = ["gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens"];
   const PARTS = ["weights", "activation", "non_torch", "kv", "graphs", "left"];
@@ -40,6 +41,7 @@
       bytes: { requested, weights: n.weights, activation, non_torch: n.non_torch, kv, graphs,
                left: n.total - requested - graphs },
       sizes: sizes.length, largest: most, piecewise: sizes.length, full,
+      captured: sizes.length + full,
     };
   }
 
@@ -50,9 +52,10 @@
     const form = root.querySelector(".smb-form");
     const field = (name) => form.elements.namedItem(name);
     const error = root.querySelector(".smb-error");
-    const view = [root.querySelector(".smb-view"), root.querySelector(".smb-summary"),
-                  root.querySelector(".smb-bar")];
+    const view = [root.querySelector(".smb-figures"), root.querySelector(".smb-bar"),
+                  root.querySelector(".smb-results")];
     const invalid = new InvalidFields(root.querySelector(".smb-invalid"));
+    compact(root);
 
     // A field's value from a text, or null: a number within its limits (data.py), whole
     // but for the utilization.
@@ -90,8 +93,9 @@
         return budget(n, values);
       }, error, view, messages);
       if (result !== null) {
+        // A part of the budget shows in the summary (kv, left) and in its row (kv_row).
         for (const output of root.querySelectorAll("[data-key]")) {
-          const key = output.dataset.key === "kv_row" ? "kv" : output.dataset.key;
+          const key = output.dataset.key.replace(/_row$/, "");
           output.textContent = key in result.bytes ? gib(result.bytes[key]) : String(result[key]);
         }
         for (const part of root.querySelectorAll(".smb-part")) {
