@@ -81,12 +81,12 @@ def predicted_ratio(
     """Plain time over speculative time for `tokens` output tokens of which the counters
     say `drafts` steps verified drafts and `accepted` drafts passed: each such step
     costs a verification step, every other token a plain step (n-gram: no GPU
-    proposal cost)."""
-    plain_steps = tokens - accepted - drafts
-    if plain_steps < 0 or min(tokens, drafts, accepted) < 0:
-        raise ValueError(
-            f"counters that do not fit {tokens} tokens: {drafts}, {accepted}"
-        )
+    proposal cost). A request's last verification may pass max_tokens: vLLM counts its
+    accepted drafts (Scheduler.update_from_output) but keeps only the tokens up to
+    max_tokens, so the plain steps are at least 0."""
+    if min(tokens, drafts, accepted) < 0:
+        raise ValueError(f"counters cannot be negative: {tokens}, {drafts}, {accepted}")
+    plain_steps = max(tokens - accepted - drafts, 0)
     plain = step_seconds(batch, context, 0, False)
     spec = drafts * step_seconds(batch, context, k, False) + plain_steps * plain
     return tokens * plain / spec

@@ -26,6 +26,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--num-gpu-blocks-override", type=int)
     serve.add_argument("--quantization")
     serve.add_argument("--disable-log-stats", action="store_true", default=None)
+    serve.add_argument("--speculative-config")  # JSON; n-gram only (stand_in_spec.py)
     # bool fields of vLLM's configs: --x and --no-x (arg_utils.py: _compute_kwargs)
     serve.add_argument("--async-scheduling", action=argparse.BooleanOptionalAction)
     serve.add_argument("--enable-logging-iteration-details",

@@ -192,6 +192,7 @@ OPTIONS = {
     "enable_logging_iteration_details": False,
     "quantization": None,  # from the checkpoint's quantization_config when None
     "enforce_eager": False,  # stand_in_startup.py: no torch.compile, no CUDA graphs
+    "speculative_config": None,  # n-gram's JSON, counted by stand_in_spec.py (lesson 7)
 }
 
 # EngineArgs.get_batch_defaults on a card under 70 GiB, by usage context.
@@ -467,7 +468,8 @@ def start(model: str, options: dict, usage_context: str, gpu: Gpu = RTX_4090) ->
         options["max_model_len"] = arch.max_position_embeddings
     announce()
     if options["async_scheduling"] is None:  # VllmConfig.__post_init__: on, for these models
-        options["async_scheduling"] = True
+        # ... unless speculation is n-gram, which turns it off
+        options["async_scheduling"] = options["speculative_config"] is None
     log("async", "enabled" if options["async_scheduling"] else "disabled")
     if options["async_scheduling"] and options["enable_logging_iteration_details"]:
         raise StandInError(

@@ -48,6 +48,10 @@ class EngineLoop:
         self.scheduler = stand_in.Scheduler(engine, self.log_stats)
         self.stats = stand_in.StatLoggers(engine, self.log_stats)
         self.requests = RequestMetrics()  # the request-level counts lesson 6 checks
+        from vllm.stand_in_spec import SpecCounters, config
+
+        spec = config(engine.options["speculative_config"])
+        self.spec = SpecCounters(spec) if spec else None  # lesson 7's n-gram counters
         self.lock, self.changed = threading.Lock(), threading.Condition()
         self.ids = itertools.count()
         self.error = None
@@ -66,6 +70,8 @@ class EngineLoop:
                         self.stats.record(result, iteration_stats=bool(result.sampled))
                         if result.sampled:
                             self.requests.record(result)
+                        if self.spec is not None:
+                            self.spec.record(result)
                 except Exception as error:  # noqa: BLE001 - every waiting request gets it
                     print(f"ERROR engine core: {type(error).__name__}: {error}",
                           file=sys.stderr, flush=True)
@@ -102,8 +108,9 @@ class EngineLoop:
 
     def metrics(self) -> str:
         with self.changed:
+            spec = self.spec.lines(self.engine.model) if self.spec is not None else []
             return self.stats.prometheus_text() + "\n".join(
-                self.requests.lines(self.engine.model)) + "\n"
+                self.requests.lines(self.engine.model) + spec) + "\n"
 
     def reset_prefix_cache(self) -> bool:
         """Between two engine steps, as the engine core runs a utility call."""
@@ -162,7 +169,13 @@ def main(argv=None, engine=None, prompt_tokens_details=False):
     args, _ = parser.parse_known_args(argv)
     print(os.environ.get("STAND_IN_LOG", ""), file=sys.stderr, flush=True)
     loop = EngineLoop(engine, prompt_tokens_details) if engine is not None else None
-    ThreadingHTTPServer((args.host, args.port), handler(args.model, loop)).serve_forever()
+    server = ThreadingHTTPServer((args.host, args.port), handler(args.model, loop), False)
+    # socketserver's backlog of 5 resets a lab's 32 clients connecting at once; uvicorn,
+    # which serves vLLM, listens with a backlog of 2048.
+    server.request_queue_size = 2048
+    server.server_bind()
+    server.server_activate()
+    server.serve_forever()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,76 @@
+"""Lesson 7's lab, offline: what spec_metrics.problems holds vLLM's counters to, each rule
+broken once; and the dry run's stand-in (tests/stand_in_vllm/vllm/vllm/stand_in_spec.py),
+whose n-gram counters must keep those rules over random requests, and whose proposer,
+written from vLLM's source apart from the lesson's, agrees with ngram.py."""
+
+import random
+
+import pytest
+from ngram import propose_ngram
+from spec_metrics import problems, read_counters
+
+GOOD = {"drafts": 10, "draft_tokens": 28, "accepted": 15, "per_pos": [8, 5, 2]}
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"per_pos": [8, 5]}, "2 positions"),
+        ({"accepted": 16}, "positions sum to 15"),
+        ({"per_pos": [5, 8, 2]}, "a later position accepts more"),
+        ({"drafts": 7, "draft_tokens": 20}, "position 0 accepts 8 of 7"),
+        ({"draft_tokens": 31}, "draft tokens <= 3 x drafts"),
+        ({"draft_tokens": 14}, "accepted <= draft tokens"),
+    ],
+)
+def test_each_rule_of_the_counters_fails_when_broken(change, says):
+    assert problems(GOOD, 3) == []
+    found = problems({**GOOD, **change}, 3)
+    assert found and any(says in p for p in found), found
+
+
+def test_reading_metrics_without_speculation_says_so():
+    with pytest.raises(ValueError, match="is speculation on"):
+        read_counters('vllm:prompt_tokens_total{engine="0"} 5.0\n')
+
+
+@pytest.fixture
+def spec(load_stand_in):
+    return load_stand_in("vllm/vllm/stand_in_spec.py", "stand_in_spec")
+
+
+def test_the_stand_in_proposes_as_the_lesson_does(spec):
+    rng = random.Random(3)
+    for _ in range(300):
+        tokens = [rng.randrange(4) for _ in range(rng.randint(1, 40))]
+        low = rng.randint(1, 3)
+        high, k = rng.randint(low, 5), rng.randint(1, 5)
+        assert spec.propose(tokens, low, high, k) == propose_ngram(
+            tokens, low, high, k, 10_000
+        ), (tokens, low, high, k)
+
+
+def test_the_stand_in_counters_keep_vllms_rules(engine, spec):
+    started = engine.start(
+        "Qwen/Qwen2.5-7B-Instruct",
+        {"max_model_len": 4096, "max_num_seqs": 8,
+         "speculative_config": '{"method": "ngram", "num_speculative_tokens": 3}'},
+        "OPENAI_API_SERVER",
+    )
+    assert started.options["async_scheduling"] is False  # n-gram turns it off
+    scheduler = engine.Scheduler(started, log_stats=True)
+    counters = spec.SpecCounters(spec.config(started.options["speculative_config"]))
+    rng = random.Random(5)
+    for i in range(6):
+        # Runs of the stand-in's own output tokens (1000 + i % 100), each followed by
+        # others: n-gram drafts from the prompt, some accepted, some rejected.
+        prompt = []
+        for start in rng.sample(range(1000, 1090), 4):
+            prompt += list(range(start, start + 8)) + [rng.randrange(1000, 1100)] * 2
+        scheduler.add_request(engine.Request(f"r{i}", prompt, 230, ignore_eos=True))
+    while scheduler.has_unfinished_requests():
+        counters.record(scheduler.engine_step())
+    found = read_counters("\n".join(counters.lines("Qwen/Qwen2.5-7B-Instruct")))
+    assert 0 < found["accepted"] < found["draft_tokens"], found
+    assert found["per_pos"][0] > found["per_pos"][-1], found  # rejections at all positions
+    assert problems(found, 3) == []
