@@ -1,7 +1,7 @@
 """Start Qwen2.5-7B-Instruct one of three ways, print the CUDA graph capture sizes vLLM
 settled on, and time one sequence decoding 256 tokens.
 
-Run: python lab_startup.py [default|eager|small] 2> startup.log
+Run: python lab_startup.py [default|eager|small] > run.txt 2>&1
 """
 
 import sys
