@@ -16,12 +16,10 @@ what it is told (num_computed_tokens, SpecDecodingStats) is vLLM's.
     python spec_trace.py < workloads.json > traces.json
 """
 
-import json
-import os
+import json  # noqa: I001 - vllm_trace first: it keeps vLLM's logging off stdout
 import sys
 
-os.environ["VLLM_CONFIGURE_LOGGING"] = "0"
-os.environ.setdefault("PYTHONHASHSEED", "0")
+from vllm_trace import MODEL
 
 import numpy as np  # noqa: E402
 from vllm.config import (  # noqa: E402
@@ -49,7 +47,6 @@ from vllm.v1.spec_decode.ngram_proposer import (  # noqa: E402
     _find_longest_matched_ngram_and_propose_tokens,
 )
 from vllm.v1.structured_output import StructuredOutputManager  # noqa: E402
-from vllm_trace import MODEL  # noqa: E402
 
 MAX_MODEL_LEN = 2048
 
