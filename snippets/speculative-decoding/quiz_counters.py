@@ -1,7 +1,7 @@
 """Self-test: after a run with num_speculative_tokens 3, GET /metrics shows these lines.
 What are the acceptance rate and the mean acceptance length, and do they add up?"""
 
-from spec_metrics import problems, read_counters, summary
+from spec_metrics import log_line, problems, read_counters
 
 LABELS = 'engine="0",model_name="Qwen/Qwen2.5-7B-Instruct"'
 METRICS = f"""\
@@ -15,6 +15,7 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{{{LABELS},position="2"}} 300.
 
 counters = read_counters(METRICS)
 print(counters)
-print(summary(counters))
+print("vLLM's log line, had these been counted in 10 seconds:")
+print(log_line(counters, seconds=10.0))
 print(f"at most 3 x {counters['drafts']} = {3 * counters['drafts']} draft tokens")
 print("problems:", problems(counters, k=3) or "none")

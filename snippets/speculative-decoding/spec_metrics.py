@@ -69,15 +69,31 @@ def problems(c: dict, k: int) -> list[str]:
     return found
 
 
-def summary(c: dict) -> str:
-    """The figures of vLLM's log line (vllm/v1/spec_decode/metrics.py:
-    SpecDecodingLogging.log): mean acceptance length counts the bonus token."""
+def log_line(c: dict, seconds: float) -> str:
+    """The line vLLM logs for counters gathered over `seconds` (vllm/v1/spec_decode/
+    metrics.py: SpecDecodingLogging.log, its format and arithmetic): the mean acceptance
+    length counts the bonus token; each position's rate is over the drafts, the overall
+    one over the draft tokens."""
     length = 1 + c["accepted"] / c["drafts"]
     rates = ", ".join(f"{n / c['drafts']:.3f}" for n in c["per_pos"])
     rate = c["accepted"] / c["draft_tokens"] * 100
     return (
-        f"Mean acceptance length: {length:.2f}, Per-position acceptance rate: {rates},"
-        f" Avg Draft acceptance rate: {rate:.1f}%"
+        "SpecDecoding metrics: "
+        "Mean acceptance length: %.2f, "
+        "Accepted throughput: %.2f tokens/s, "
+        "Drafted throughput: %.2f tokens/s, "
+        "Accepted: %d tokens, "
+        "Drafted: %d tokens, "
+        "Per-position acceptance rate: %s, "
+        "Avg Draft acceptance rate: %.1f%%"
+    ) % (
+        length,
+        c["accepted"] / seconds,
+        c["draft_tokens"] / seconds,
+        c["accepted"],
+        c["draft_tokens"],
+        rates,
+        rate,
     )
 
 
