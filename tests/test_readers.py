@@ -603,7 +603,8 @@ def test_switching_language_keeps_the_section_and_the_explorer_settings(tabs, si
 # link holds its ASCII digits; in a link, the page shows what the same link in ASCII shows.
 COMPONENT_PAGES = {"kv-explorer": "lessons/kv-cache/", "block-table": "lessons/paged-attention/",
                    "scheduler-timeline": "lessons/continuous-batching/",
-                   "prompt-sharing": "lessons/prefix-caching/"}
+                   "prompt-sharing": "lessons/prefix-caching/",
+                   "startup-memory-bar": "lessons/startup-memory/"}
 # Per component: a link in full-width forms, the same link in ASCII, and a field with what
 # a reader types into it and the value the link then holds.
 FULL_WIDTH = {
@@ -616,6 +617,9 @@ FULL_WIDTH = {
                            ("max_num_batched_tokens", "２，０４８", "2048")),
     "prompt-sharing": ({"num_gpu_blocks": "４０", "step": "０"}, {"num_gpu_blocks": "40", "step": "0"},
                        ("num_gpu_blocks", "３０", "30")),
+    "startup-memory-bar": ({"max_num_seqs": "１２８", "gpu_memory_utilization": "０．９"},
+                           {"max_num_seqs": "128", "gpu_memory_utilization": "0.9"},
+                           ("max_num_batched_tokens", "４，０９６", "4096")),
 }
 
 

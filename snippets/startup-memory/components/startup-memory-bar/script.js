@@ -67,24 +67,27 @@
         })()
       : whole(text, n.limits[name]));
 
-    // The link's values, else the fence's; one the page does not take shows the error.
+    // The link's values, else the fence's. A value the page does not take shows the error,
+    // naming it, until the reader edits; the fields then hold, and the page computes with,
+    // the fence's value in its place.
     const params = new URLSearchParams(location.search);
     const linked = (name, fallback) => (params.has(name) ? params.get(name) : fallback);
     const values = {};
     let refused = null;
     for (const name of FIELDS) {
       values[name] = read(name, linked(name, String(defaults[name])));
-      if (values[name] === null && !refused) {
+      if (values[name] === null) {
         const [least, most] = n.limits[name];
-        refused = new Refused("bad_link", { name, least, most });
+        refused ??= new Refused("bad_link", { name, least, most });
+        values[name] = read(name, String(defaults[name]));
       }
+      field(name).value = String(values[name]);
     }
     const eager = linked("enforce_eager", String(defaults.enforce_eager ?? "0"));
-    values.enforce_eager = eager === "1";
-    if (!["0", "1"].includes(eager) && !refused) {
-      refused = new Refused("bad_link", { name: "enforce_eager", least: 0, most: 1 });
+    if (!["0", "1"].includes(eager)) {
+      refused ??= new Refused("bad_link", { name: "enforce_eager", least: 0, most: 1 });
     }
-    for (const name of FIELDS) field(name).value = linked(name, String(defaults[name]));
+    values.enforce_eager = eager === "1";
     field("enforce_eager").checked = values.enforce_eager;
 
     function show() {

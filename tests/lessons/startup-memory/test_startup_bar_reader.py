@@ -1,0 +1,53 @@
+"""Lesson 8's bar as a reader uses it, in both languages: a link value the page does not
+take shows the error naming it, and editing brings the view back with the fence's value
+in its place; a typed value the page does not take marks its field and keeps the view and
+the link as they were; the eager checkbox empties the capture list. What each view shows
+is what parity.py computes."""
+
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from coursekit import ROOT
+from coursekit.browser import shown
+from coursekit.components import components
+
+BAR = components(ROOT)["startup-memory-bar"]
+ROOT_ELEMENT = '[data-component="startup-memory-bar"]'
+
+
+def link_state(page) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(page.url).query, keep_blank_values=True))
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_bar_as_a_reader_uses_it(page, course_url, language):
+    contract, labels = BAR.parity(), BAR.labels[language]
+    prefix = "/en" if language == "en" else ""
+    page.goto(f"{course_url}{prefix}/lessons/startup-memory/?max_num_seqs=0", wait_until="load")
+    assert shown(page, BAR.name) == "error"
+    error = page.locator(f"{ROOT_ELEMENT} [role=alert]").inner_text()
+    assert "max_num_seqs" in error and "1024" in error
+    field = page.locator(f'{ROOT_ELEMENT} input[name="max_num_seqs"]')
+    assert field.input_value() == contract.DEFAULTS["max_num_seqs"]
+
+    field.fill("64")
+    state = link_state(page)
+    assert state["max_num_seqs"] == "64"
+    assert shown(page, BAR.name) == contract.expected(state)
+
+    before = shown(page, BAR.name)
+    utilization = page.locator(f'{ROOT_ELEMENT} input[name="gpu_memory_utilization"]')
+    utilization.fill("1.5")
+    assert utilization.get_attribute("aria-invalid") == "true"
+    assert page.locator(f"{ROOT_ELEMENT} .smb-invalid").is_visible()
+    assert shown(page, BAR.name) == before and link_state(page) == state
+
+    page.locator(f'{ROOT_ELEMENT} input[name="enforce_eager"]').check()
+    state = link_state(page)
+    assert state["enforce_eager"] == "1"
+    eager = shown(page, BAR.name)
+    assert eager == contract.expected(state)
+    assert (eager["sizes"], eager["captured"], eager["graphs_row"]) == ("0", "0", "0.00")
+    assert labels["enforce_eager"] in page.locator(ROOT_ELEMENT).inner_text()
+    assert page.off_site == []
