@@ -12,10 +12,16 @@ engine but for --speculative-config.
 """
 
 import json
+import re
 
 from coursekit.vllm_claims import serve_options
 from spec_lab_prediction import K, compare, parts
 from spec_metrics import problems
+
+# vllm/v1/spec_decode/metrics.py: SpecDecodingLogging.log
+LOGGED = re.compile(
+    r"SpecDecoding metrics: .*?Accepted: (\d+) tokens, Drafted: (\d+) tokens"
+)
 
 
 def lab_spec_send_py(lab):
@@ -34,6 +40,7 @@ def lab_spec_send_py(lab):
         )
     with lab.serve("lab_spec_serve.sh") as server:
         spec = parts(lab.run_python("lab_spec_send.py", server.url, name="spec").stdout)
+        log = server.log
     assert plain.keys() == spec.keys(), f"parts differ: {plain.keys()} vs {spec.keys()}"
     found = []
     for (task, concurrency), row in spec.items():
@@ -48,6 +55,17 @@ def lab_spec_send_py(lab):
             f" {row['predicted']:.2f}x predicted"
             f" (estimate), acceptance {row['acceptance']:.1%}"
         )
+    # vLLM's log line (SpecDecodingLogging.log) sums each interval's counts; the last
+    # interval may end after the server stops, so the sums are reported, not held.
+    logged = [tuple(map(int, m)) for m in LOGGED.findall(log)]
+    total = [
+        sum(row["spec"][key] for row in spec.values())
+        for key in ("accepted", "draft_tokens")
+    ]
+    rows["SpecDecoding metrics lines: accepted, drafted"] = (
+        f"{len(logged)} lines, {sum(a for a, _ in logged)}, {sum(d for _, d in logged)}"
+        f" (the counters: {total[0]}, {total[1]})"
+    )
     lab.report("lab_spec_send.py: n-gram speculation, k = 3", rows)
     assert not found, "the spec-decode counters disagree: " + "; ".join(found)
     edit_drafts = [spec[key]["spec"]["drafts"] for key in spec if key[0] == "edit"]

@@ -7,7 +7,10 @@ import random
 
 import pytest
 from ngram import propose_ngram
-from spec_metrics import problems, read_counters
+from spec_metrics import log_line, problems, read_counters
+
+from coursekit import ROOT
+from coursekit.code import load
 
 GOOD = {"drafts": 10, "draft_tokens": 28, "accepted": 15, "per_pos": [8, 5, 2]}
 
@@ -74,3 +77,13 @@ def test_the_stand_in_counters_keep_vllms_rules(engine, spec):
     assert 0 < found["accepted"] < found["draft_tokens"], found
     assert found["per_pos"][0] > found["per_pos"][-1], found  # rejections at all positions
     assert problems(found, 3) == []
+
+
+def test_the_gpu_check_reads_vllms_log_line():
+    """On a line written with vLLM's format (spec_metrics.log_line, held to the wheel's
+    format string by test_spec_vllm_source.py)."""
+    checks = load(
+        ROOT / "snippets/speculative-decoding/gpu_checks.py", "gpu_checks_of_spec", ROOT
+    )
+    line = "INFO 12-02 06:00:00 [metrics.py:141] " + log_line(GOOD, seconds=10.0)
+    assert checks.LOGGED.findall(line) == [("15", "28")]
