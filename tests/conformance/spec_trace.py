@@ -10,8 +10,11 @@ and given its inputs as vllm/v1/worker/gpu_model_runner.py: propose_draft_token_
 The model is played: request["answer"][j] is the target's greedy choice at output position
 j. Verification is played too, by the rule of vllm/v1/sample/rejection_sampler.py:
 rejection_greedy_sample_kernel, since that kernel is Triton code and Triton does not run
-without a GPU driver (vllm/triton_utils/importing.py); the scheduler's own accounting of
-what it is told (num_computed_tokens, SpecDecodingStats) is vLLM's.
+without a GPU driver (vllm/triton_utils/importing.py): its output rows (the tokens, then
+PLACEHOLDER_TOKEN_ID up to max_spec_len + 1) go through vLLM's own
+RejectionSampler.parse_output, as the model runner hands them to the scheduler; the
+scheduler's own accounting of what it is told (num_computed_tokens, SpecDecodingStats) is
+vLLM's.
 
     python spec_trace.py < workloads.json > traces.json
 """
@@ -22,6 +25,7 @@ import sys
 from vllm_trace import MODEL
 
 import numpy as np  # noqa: E402
+import torch  # noqa: E402
 from vllm.config import (  # noqa: E402
     CacheConfig,
     DeviceConfig,
@@ -42,6 +46,10 @@ from vllm.v1.kv_cache_interface import (  # noqa: E402
 )
 from vllm.v1.outputs import DraftTokenIds, ModelRunnerOutput  # noqa: E402
 from vllm.v1.request import Request  # noqa: E402
+from vllm.v1.sample.rejection_sampler import (  # noqa: E402
+    PLACEHOLDER_TOKEN_ID,
+    RejectionSampler,
+)
 from vllm.v1.spec_decode.ngram_proposer import (  # noqa: E402
     NgramProposer,
     _find_longest_matched_ngram_and_propose_tokens,
@@ -49,6 +57,7 @@ from vllm.v1.spec_decode.ngram_proposer import (  # noqa: E402
 from vllm.v1.structured_output import StructuredOutputManager  # noqa: E402
 
 MAX_MODEL_LEN = 2048
+VOCAB_SIZE = 152064  # Qwen2.5-7B-Instruct's config.json
 
 
 def build(config: dict):
@@ -119,14 +128,17 @@ def run(workload: dict) -> dict:
         output = scheduler.schedule()
         req_ids = list(output.num_scheduled_tokens)
         drafts = {r: list(t) for r, t in output.scheduled_spec_decode_tokens.items()}
-        sampled = []
-        for r in req_ids:
+        # The kernel's output: a row per request, placeholders after the last token.
+        rows = torch.full((len(req_ids), config["num_spec_tokens"] + 1),
+                          PLACEHOLDER_TOKEN_ID, dtype=torch.int32)
+        for i, r in enumerate(req_ids):
             request = scheduler.requests[r]
-            if request.is_prefill_chunk:
-                sampled.append([])
-                continue
             start = len(request.output_token_ids)
-            sampled.append(greedy_verify(answers[r][start:], drafts.get(r, [])))
+            tokens = greedy_verify(answers[r][start:], drafts.get(r, []))
+            rows[i, :len(tokens)] = torch.tensor(tokens, dtype=torch.int32)
+        # A prompt chunk that does not reach the end samples nothing (discarded rows).
+        partial = [i for i, r in enumerate(req_ids) if scheduler.requests[r].is_prefill_chunk]
+        sampled, _ = RejectionSampler.parse_output(rows, VOCAB_SIZE, partial)
         accepted = {r: len(sampled[i]) - 1 for i, r in enumerate(req_ids)
                     if drafts.get(r) and sampled[i]}
         engine_outputs = scheduler.update_from_output(output, ModelRunnerOutput(

@@ -11,9 +11,10 @@ matching rule is compared on its own on hand-picked and seeded random token sequ
 What is not run: vLLM's greedy verification (vllm/v1/sample/rejection_sampler.py:
 rejection_greedy_sample_kernel) is a Triton kernel, and Triton does not run without a GPU
 driver (vllm/triton_utils/importing.py leaves placeholders), so spec_trace.py plays the
-verification by the kernel's rule, and the lesson's spec_decode.verify is checked against
-that rule by the hand-picked cases of tests/lessons/speculative-decoding, not against the
-kernel itself.
+verification by the kernel's rule and writes its output rows as the kernel does (tokens,
+then PLACEHOLDER_TOKEN_ID), which vLLM's own RejectionSampler.parse_output turns into the
+tokens the scheduler gets; the lesson's spec_decode.verify is checked against that rule
+by the hand-picked cases of tests/lessons/speculative-decoding, not against the kernel.
 """
 
 import json
