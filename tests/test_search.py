@@ -38,6 +38,7 @@ def tab(chromium):
     ("zh", "量化", "quantization", ["量化"]),
     ("en", "paged attention", "paged-attention", ["paged", "attention"]),
     ("en", "quantization", "quantization", ["quantization"]),
+    ("zh", "投机解码", "speculative-decoding", ["投机", "解码"]),
 ])
 def test_a_word_finds_its_lesson_first_and_matches_as_a_word(tab, course_url, language, query,
                                                               lesson, words):
