@@ -1,0 +1,215 @@
+// The request timeline. data.py gives each field's limits and the fence's values; the
+// arithmetic follows snippets/serving-metrics/serving_metrics.py (vllm bench serve's
+// calculate_metrics, with numpy's pairwise sums and linear interpolation), and parity.py
+// says what the page must show for each link. Texts go in with textContent only.
+(() => {
+  const { fill, element, number, whole, fixed, share, attempt, Refused, InvalidFields,
+          compact, once } = courseKit;
+  const MS = 1000;
+  const FIELDS = ["requests", "ttft", "tpot", "p"];
+  const NAMES = "ABCDEFGH";
+  const two = (x) => fixed(x, 2);
+
+  // serving_metrics._pairwise_sum: numpy's sum of float64, to the last bit.
+  function pairwiseSum(values) {
+    const n = values.length;
+    if (n < 8) {
+      let total = 0;
+      for (const value of values) total += value;
+      return total;
+    }
+    if (n <= 128) {
+      const sums = values.slice(0, 8);
+      const full = n - (n % 8);
+      for (let i = 8; i < full; i += 8) {
+        for (let j = 0; j < 8; j += 1) sums[j] += values[i + j];
+      }
+      let total = ((sums[0] + sums[1]) + (sums[2] + sums[3])) +
+        ((sums[4] + sums[5]) + (sums[6] + sums[7]));
+      for (let i = full; i < n; i += 1) total += values[i];
+      return total;
+    }
+    let half = Math.floor(n / 2);
+    half -= half % 8;
+    return pairwiseSum(values.slice(0, half)) + pairwiseSum(values.slice(half));
+  }
+  const mean = (values) => (values.length ? pairwiseSum(values) / values.length : 0);
+  const sorted = (values) => [...values].sort((a, b) => a - b);
+  function median(values) {
+    const s = sorted(values);
+    if (!s.length) return 0;
+    const middle = Math.floor(s.length / 2);
+    return s.length % 2 ? s[middle] : (s[middle - 1] + s[middle]) / 2;
+  }
+  // np.percentile's linear interpolation, numpy's _lerp included.
+  function percentile(values, p) {
+    const s = values.length ? sorted(values) : [0];
+    const position = (s.length - 1) * (p / 100);
+    const below = Math.floor(position);
+    const above = Math.min(below + 1, s.length - 1);
+    const t = position - below;
+    const [a, b] = [s[below], s[above]];
+    return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
+  }
+
+  // serving_metrics.request_metrics, times in seconds.
+  function requestMetrics(sent, times) {
+    const ttft = times[0] - sent;
+    const e2el = times[times.length - 1] - sent;
+    const n = times.length;
+    return {
+      ttft, e2el, n,
+      tpot: n > 1 ? (e2el - ttft) / (n - 1) : 0,
+      itls: times.slice(1).map((t, i) => t - times[i]),
+    };
+  }
+
+  // The requests a text holds, each [send time, token times...] in ms, or null.
+  function parse(text, limits) {
+    const runs = text.split(";");
+    if (runs.length < limits.requests[0] || runs.length > limits.requests[1]) return null;
+    const parsed = [];
+    for (const run of runs) {
+      const times = run.split("/").map((word) => whole(word, limits.ms));
+      if (times.includes(null) || times.length - 1 < 1 ||
+          times.length - 1 > limits.tokens[1]) return null;
+      if (times.some((t, i) => i > 0 && t < times[i - 1])) return null;
+      parsed.push(times);
+    }
+    return parsed;
+  }
+
+  function compute(v) {
+    const requests = v.requests.map((t) => requestMetrics(t[0] / MS,
+                                                          t.slice(1).map((x) => x / MS)));
+    const duration = Math.max(...v.requests.map((t) => t[t.length - 1])) / MS -
+      Math.min(...v.requests.map((t) => t[0])) / MS;
+    if (duration <= 0) throw new Refused("no_duration", {});
+    const good = requests.map((r) => v.ttft / MS >= r.ttft && v.tpot / MS >= r.tpot);
+    const series = {
+      ttft: requests.map((r) => r.ttft),
+      tpot: requests.filter((r) => r.n > 1).map((r) => r.tpot),
+      itl: requests.flatMap((r) => r.itls),
+      e2el: requests.map((r) => r.e2el),
+    };
+    const shown = { duration: two(duration * MS),
+                    goodput: two(good.filter(Boolean).length / duration) };
+    for (const [name, values] of Object.entries(series)) {
+      shown[`mean_${name}`] = two(mean(values) * MS);
+      shown[`median_${name}`] = two(median(values) * MS);
+      shown[`p_${name}`] = two(percentile(values, v.p) * MS);
+    }
+    requests.forEach((r, i) => {
+      shown[`ttft-${i}`] = two(r.ttft * MS);
+      shown[`tpot-${i}`] = two(r.tpot * MS);
+      shown[`e2el-${i}`] = two(r.e2el * MS);
+      shown[`good-${i}`] = good[i] ? "✓" : "✗";
+    });
+    return shown;
+  }
+
+  function draw(root, runs, shown) {
+    const body = root.querySelector(".rm-requests tbody");
+    body.replaceChildren(...runs.map((_, i) => {
+      const row = element("tr", null);
+      row.append(element("td", NAMES[i]));
+      for (const key of ["ttft", "tpot", "e2el", "good"]) {
+        const cell = element("td", null);
+        cell.append(element("output", shown[`${key}-${i}`], { "data-key": `${key}-${i}` }));
+        row.append(cell);
+      }
+      return row;
+    }));
+    const start = Math.min(...runs.map((t) => t[0]));
+    const span = Math.max(...runs.map((t) => t[t.length - 1])) - start;
+    const at = (ms) => `${(100 * (ms - start)) / span}%`;
+    root.querySelector(".rm-timeline").replaceChildren(...runs.map((t, i) => {
+      const track = element("div", null, { class: "rm-track" });
+      const ttft = element("span", null, { class: "rm-ttft" });
+      ttft.style.left = at(t[0]);
+      ttft.style.width = `${(100 * (t[1] - t[0])) / span}%`;
+      track.append(ttft, ...t.slice(1).map((ms) => {
+        const tick = element("span", null, { class: "rm-tick" });
+        tick.style.left = at(ms);
+        return tick;
+      }));
+      const row = element("div", null, { class: "rm-row" });
+      row.append(element("span", NAMES[i], { class: "rm-name" }), track);
+      return row;
+    }));
+  }
+
+  function setup(root) {
+    const limits = JSON.parse(root.dataset.limits);
+    const defaults = JSON.parse(root.dataset.defaults);
+    const messages = JSON.parse(root.dataset.messages);
+    const form = root.querySelector(".rm-form");
+    const field = (name) => form.elements.namedItem(name);
+    const error = root.querySelector(".rm-error");
+    const views = [...root.querySelectorAll(".rm-view")];
+    const invalid = new InvalidFields(root.querySelector(".rm-invalid"));
+    compact(root);
+
+    // A field's value from a text, or null.
+    const read = (name, text) => {
+      if (name === "requests") return parse(text, limits);
+      if (name === "p") {
+        const value = number(text);
+        return value !== null && value >= limits.p[0] && value <= limits.p[1] ? value : null;
+      }
+      return whole(text, limits[name]);
+    };
+
+    // The link's values, else the fence's. A value the page does not take shows the error,
+    // naming it, until the reader edits; the page then computes with the fence's value.
+    const params = new URLSearchParams(location.search);
+    const values = {};
+    let refused = null;
+    for (const name of FIELDS) {
+      let text = params.has(name) ? params.get(name) : defaults[name];
+      values[name] = read(name, text);
+      if (values[name] === null) {
+        refused ??= new Refused("bad_link", { name });
+        text = defaults[name];
+        values[name] = read(name, text);
+      }
+      field(name).value = text;
+    }
+    // What the link holds of a value: its ASCII digits, as the page read them.
+    const written = (name) => (name === "requests"
+      ? values.requests.map((times) => times.join("/")).join(";") : String(values[name]));
+
+    function show() {
+      const shown = attempt(() => {
+        if (refused) throw refused;
+        return compute(values);
+      }, error, views, messages);
+      if (shown !== null) {
+        draw(root, values.requests, shown);
+        for (const output of root.querySelectorAll("[data-key]")) {
+          output.textContent = shown[output.dataset.key];
+        }
+      }
+      root.dataset.ready = "";
+    }
+
+    form.addEventListener("input", (event) => {
+      const input = event.target;
+      const value = read(input.name, input.value);
+      const message = input.name === "requests" ? root.dataset.invalidRequests
+        : fill(root.dataset.invalid, { label: input.name, least: limits[input.name][0],
+                                       most: limits[input.name][1] });
+      invalid.mark(input, value === null ? message : null);
+      if (value === null) return;
+      values[input.name] = value;
+      refused = null;
+      show();
+      share(Object.fromEntries(FIELDS.map((name) => [name, written(name)])));
+    });
+    form.addEventListener("submit", (event) => event.preventDefault());
+    show();
+  }
+
+  document$.subscribe(() =>
+    document.querySelectorAll('[data-component="request-metrics"]').forEach(once(setup)));
+})();
