@@ -110,6 +110,8 @@ KEY_RESULTS = {
     "spec-decode-steps": ['[data-key="drafts"]', '[data-key="new"]', '[data-key="rate"]'],
     # The KV cache, what is left outside gpu_memory_utilization's share, the graphs captured.
     "startup-memory-bar": ['[data-key="kv"]', '[data-key="left"]', '[data-key="captured"]'],
+    # The goodput, and the p-th percentile of TTFT and ITL.
+    "request-metrics": ['[data-key="goodput"]', '[data-key="p_ttft"]', '[data-key="p_itl"]'],
 }
 SCREENS = {"phone": (390, 844), "desktop": (1280, 800)}
 # A component is at most two and a half phone screens tall, as it opens (its secondary detail

@@ -604,7 +604,8 @@ def test_switching_language_keeps_the_section_and_the_explorer_settings(tabs, si
 COMPONENT_PAGES = {"kv-explorer": "lessons/kv-cache/", "block-table": "lessons/paged-attention/",
                    "scheduler-timeline": "lessons/continuous-batching/",
                    "prompt-sharing": "lessons/prefix-caching/",
-                   "startup-memory-bar": "lessons/startup-memory/"}
+                   "startup-memory-bar": "lessons/startup-memory/",
+                   "request-metrics": "lessons/serving-metrics/"}
 # Per component: a link in full-width forms, the same link in ASCII, and a field with what
 # a reader types into it and the value the link then holds.
 FULL_WIDTH = {
@@ -620,6 +621,8 @@ FULL_WIDTH = {
     "startup-memory-bar": ({"max_num_seqs": "１２８", "gpu_memory_utilization": "０．９"},
                            {"max_num_seqs": "128", "gpu_memory_utilization": "0.9"},
                            ("max_num_batched_tokens", "４，０９６", "4096")),
+    "request-metrics": ({"requests": "０/１２０/１５０;５０/３００", "p": "９０"},
+                        {"requests": "0/120/150;50/300", "p": "90"}, ("ttft", "１，５００", "1500")),
 }
 
 
