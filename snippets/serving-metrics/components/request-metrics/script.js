@@ -140,14 +140,13 @@
   }
 
   function setup(root) {
-    const limits = JSON.parse(root.dataset.limits);
-    const defaults = JSON.parse(root.dataset.defaults);
-    const messages = JSON.parse(root.dataset.messages);
-    const form = root.querySelector(".rm-form");
+    // data.py's limits and the fence's values, and labels.yml's messages.
+    const [limits, defaults, messages] = ["limits", "defaults", "messages"]
+      .map((key) => JSON.parse(root.dataset[key]));
+    const [form, error, invalidLine] = [".rm-form", ".rm-error", ".rm-invalid"]
+      .map((selector) => root.querySelector(selector));
+    const invalid = new InvalidFields(invalidLine);
     const field = (name) => form.elements.namedItem(name);
-    const error = root.querySelector(".rm-error");
-    const views = [...root.querySelectorAll(".rm-view")];
-    const invalid = new InvalidFields(root.querySelector(".rm-invalid"));
     compact(root);
 
     // A field's value from a text, or null.
@@ -183,7 +182,7 @@
       const shown = attempt(() => {
         if (refused) throw refused;
         return compute(values);
-      }, error, views, messages);
+      }, error, [...root.querySelectorAll(".rm-view")], messages);
       if (shown !== null) {
         draw(root, values.requests, shown);
         for (const output of root.querySelectorAll("[data-key]")) {
