@@ -126,7 +126,17 @@ if __name__ == "__main__":
         print(row(f"{rate:g} req/s", predict_rate(rate)))
     slos = {"ttft": 500, "tpot": 50}
     print(f"at 8 req/s, goodput under {slos}:")
-    for budget, seqs in ((2048, 256), (8192, 256), (512, 256), (2048, 16)):
-        s = predict_rate(8.0, max_num_batched_tokens=budget, max_num_seqs=seqs)
+    # max_num_batched_tokens, max_num_seqs, enable_chunked_prefill
+    for budget, seqs, chunked in (
+        (2048, 256, True),
+        (8192, 256, True),
+        (2048, 256, False),
+        (512, 256, True),
+        (2048, 16, True),
+    ):
+        s = predict_rate(8.0, max_num_batched_tokens=budget, max_num_seqs=seqs,
+                         enable_chunked_prefill=chunked)  # fmt: skip
         good = goodput(s["requests"], slos, s["duration"])
-        print(row(f"{budget}/{seqs}", s) + f"  goodput {good:.2f}")
+        label = f"{budget}/{seqs}{'' if chunked else ' nc'}"
+        print(row(label, s) + f"  goodput {good:.2f}")
+    print("(budget/max_num_seqs; nc: enable_chunked_prefill=False)")
