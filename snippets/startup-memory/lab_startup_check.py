@@ -16,7 +16,8 @@ What a run is held to:
   0.005 GiB below (rounding) to WEIGHTS_ABOVE above (RoPE's cos/sin cache, buffers);
 - the KV memory against the lesson's estimate (startup_budget.kv_budget with its
   activation and non-torch estimates): within KV_TOLERANCE, on the card's own total;
-- the graph pool: fits in what gpu_memory_utilization leaves of the card;
+- the graph pool: fits in what the share leaves of the memory free at start-up (the
+  card less the CUDA context, as vLLM's summary line says);
 - the times and the decode speed: reported, not held to a figure.
 """
 
@@ -27,6 +28,7 @@ from pathlib import Path
 from kv_cache_size import GIB
 from quant_memory import weight_bytes
 from startup_budget import (
+    CONTEXT_ESTIMATE,
     NON_TORCH_ESTIMATE,
     activation_estimate,
     capture_sizes,
@@ -41,7 +43,7 @@ MAX_NUM_SEQS = {"default": 256, "eager": 256, "small": 16}
 ROUNDING = 0.005  # GiB: a logged figure is rounded to 2 decimals
 WEIGHTS_ABOVE = 0.1  # GiB the loaded weights may exceed the count
 KV_TOLERANCE = 0.75  # GiB either side of the estimated KV memory
-TOTAL = re.compile(r"Free memory on device \([\d.]+/([\d.]+) GiB\) on startup")
+TOTAL = re.compile(r"Free memory on device \(([\d.]+)/([\d.]+) GiB\) on startup")
 
 
 def read_stdout(text: str) -> tuple[list[int], float]:
@@ -78,13 +80,14 @@ def compare(way: str, log: str, stdout: str) -> tuple[dict, list[str]]:
     weights = weight_bytes("Qwen2.5-7B-Instruct", "bf16") / GIB
     if not weights - ROUNDING <= startup.weights_gib <= weights + WEIGHTS_ABOVE:
         problems.append(f"weights {startup.weights_gib} GiB, counted {weights:.2f} GiB")
-    card = float(total[1]) * GIB
+    free, card = float(total[1]) * GIB, float(total[2]) * GIB
     estimate = kv_budget(
         int(card),
         UTILIZATION,
         weight_bytes("Qwen2.5-7B-Instruct", "bf16"),
         activation_estimate("Qwen2.5-7B-Instruct", TOKENS, seqs),
         int(NON_TORCH_ESTIMATE),
+        int(CONTEXT_ESTIMATE),
         0,
     )
     if abs(startup.kv_gib - estimate.kv / GIB) > KV_TOLERANCE:
@@ -92,8 +95,8 @@ def compare(way: str, log: str, stdout: str) -> tuple[dict, list[str]]:
             f"KV {startup.kv_gib} GiB, estimated {estimate.kv / GIB:.2f} GiB"
             f" (tolerance {KV_TOLERANCE} GiB)"
         )
-    left = (card - estimate.requested) / GIB
-    if startup.graph_gib is not None and startup.graph_gib > left:
+    left = (free - estimate.requested) / GIB
+    if startup.graph_gib is not None and startup.graph_gib > left + 2 * ROUNDING:
         problems.append(f"graphs took {startup.graph_gib} GiB of {left:.2f} GiB left")
     rows = {
         "capture sizes": len(sizes),
@@ -105,6 +108,9 @@ def compare(way: str, log: str, stdout: str) -> tuple[dict, list[str]]:
             f"{startup.non_torch_gib} ({estimate.non_torch / GIB:.2f})"
         ),
         "KV cache GiB (estimate)": f"{startup.kv_gib} ({estimate.kv / GIB:.2f})",
+        "CUDA context GiB (estimate)": (
+            f"{(card - free) / GIB:.2f} ({estimate.context / GIB:.2f})"
+        ),
         "CUDA graphs GiB": startup.graph_gib,
         "graph capture s": startup.graph_seconds,
         "torch.compile s": startup.compile_seconds,

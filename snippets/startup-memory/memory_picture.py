@@ -12,6 +12,7 @@ parts = [
     ("A", "activation peak (estimate)", budget.activation),
     ("N", "non-torch (estimate)", budget.non_torch),
     ("K", "KV cache (estimate)", budget.kv),
+    ("C", "CUDA context (estimate)", budget.context),
     ("G", "CUDA graphs (estimate)", budget.graphs),
     (".", "left free (estimate)", budget.headroom),
 ]

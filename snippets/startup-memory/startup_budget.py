@@ -4,8 +4,8 @@ the KV cache budget left by the weights, the activation peak and non-torch memor
 
 The capture sizes and the padding are vLLM's own arithmetic, exactly. The parts of the
 budget come from three places: the weights are lesson 4's count (quant_memory.py);
-the activation peak, the non-torch memory and the CUDA graph pool are estimates
-(ESTIMATE in their names), which the lab replaces by what vLLM measured.
+the activation peak, the non-torch memory, the CUDA context and the CUDA graph pool are
+estimates (ESTIMATE in their names), which the lab replaces by what vLLM measured.
 """
 
 import math
@@ -20,7 +20,8 @@ MAX_CAPTURE = 512  # the largest default capture size
 PERFORMANCE_MODES = ("balanced", "interactivity", "throughput")  # PerformanceMode
 
 # Estimates (not vLLM's arithmetic; the lab measures each one):
-NON_TORCH_ESTIMATE = 0.25 * GIB  # CUDA context growth, cuBLAS workspace: a rough size
+NON_TORCH_ESTIMATE = 0.25 * GIB  # memory outside PyTorch after the snapshot, rough
+CONTEXT_ESTIMATE = 0.5 * GIB  # in use before the snapshot: the CUDA context, rough
 GRAPH_ESTIMATE_PER_GRAPH = 6 * 2**20  # graph pool bytes per captured graph, rough
 
 
@@ -130,6 +131,7 @@ class Budget:
     activation: int
     non_torch: int
     kv: int  # vLLM's "Available KV cache memory"
+    context: int  # in use before the worker's memory snapshot, outside `requested`
     graphs: int  # captured after the KV cache, outside `requested`
     headroom: int  # what the card has left at the end; below 0: out of memory
 
@@ -140,25 +142,37 @@ def kv_budget(
     weights: int,
     activation: int,
     non_torch: int,
+    context: int,
     graphs: int,
 ) -> Budget:
     """The KV cache memory vLLM 0.26.0 allocates, as
     vllm/v1/worker/gpu_worker.py: Worker.determine_available_memory computes it: its
     share of the card (vllm/v1/worker/utils.py: request_memory, rounded up) less the
-    weights, the profiled activation peak and non-torch memory. The V2 model runner
+    weights, the profiled activation peak and non-torch memory, which counts only what
+    grew after the worker's memory snapshot (vllm/v1/worker/gpu_worker.py:
+    Worker.init_device takes it once the CUDA context exists): the context lies outside
+    the share, and request_memory refuses to start when the card's free memory at the
+    snapshot is below the share. The V2 model runner
     estimates no CUDA graph memory: its
     vllm/v1/worker/gpu/model_runner.py: GPUModelRunner.profile_cudagraph_memory
     returns 0. So the graphs, captured after the KV cache is allocated, come out of
-    what gpu_memory_utilization leaves of the card."""
+    what gpu_memory_utilization and the context leave of the card."""
     if not 0 < gpu_memory_utilization <= 1:
         raise ValueError(
             f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r}"
         )
     parts = {"weights": weights, "activation": activation, "non_torch": non_torch}
-    for name, value in {"total": total, **parts, "graphs": graphs}.items():
+    others = {"context": context, "graphs": graphs}
+    for name, value in {"total": total, **parts, **others}.items():
         if type(value) is not int or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
     requested = math.ceil(total * gpu_memory_utilization)
+    if total - context < requested:
+        raise ValueError(
+            f"free memory at start-up, {(total - context) / GIB:.2f} GiB, is below the"
+            f" share of {requested / GIB:.2f} GiB: vLLM refuses to start (lower"
+            " gpu_memory_utilization)"
+        )
     kv = requested - sum(parts.values())
     if kv <= 0:
         raise ValueError(
@@ -166,8 +180,8 @@ def kv_budget(
             " start (increase gpu_memory_utilization or lower max_num_batched_tokens)"
         )
     return Budget(
-        total, requested, weights, activation, non_torch, kv, graphs,
-        total - requested - graphs,
+        total, requested, weights, activation, non_torch, kv, context, graphs,
+        total - requested - context - graphs,
     )  # fmt: skip
 
 
@@ -189,6 +203,7 @@ def qwen_budget(
             "Qwen2.5-7B-Instruct", max_num_batched_tokens, max_num_seqs
         ),
         int(NON_TORCH_ESTIMATE),
+        int(CONTEXT_ESTIMATE),
         graphs,
     )
 
@@ -212,6 +227,7 @@ if __name__ == "__main__":
     print(f"activation  {gib(budget.activation)}  (estimate)")
     print(f"non-torch   {gib(budget.non_torch)}  (estimate)")
     print(f"KV cache    {gib(budget.kv)}  (estimate)")
-    outside = gib(budget.total - budget.requested)
-    print(f"CUDA graphs {gib(budget.graphs)}  (estimate), from the {outside} outside")
+    print(f"outside     {gib(budget.total - budget.requested)}  (the card less the share)")
+    print(f"context     {gib(budget.context)}  (estimate: in use before the snapshot)")
+    print(f"CUDA graphs {gib(budget.graphs)}  (estimate)")
     print(f"left        {gib(budget.headroom)}  (estimate)")

@@ -66,10 +66,11 @@ def test_padding():
 
 
 def test_budget_arithmetic():
-    budget = kv_budget(24 * GIB, 0.92, 14 * GIB, GIB, GIB // 4, GIB // 2)
+    budget = kv_budget(24 * GIB, 0.92, 14 * GIB, GIB, GIB // 4, GIB // 2, GIB // 2)
     assert budget.requested == math.ceil(24 * GIB * 0.92)
     assert budget.kv == budget.requested - 14 * GIB - GIB - GIB // 4
-    assert budget.headroom == 24 * GIB - budget.requested - GIB // 2
+    # the CUDA context and the graphs both lie outside the share
+    assert budget.headroom == 24 * GIB - budget.requested - GIB // 2 - GIB // 2
 
 
 def test_eager_changes_only_the_graphs():
@@ -91,9 +92,13 @@ def test_the_activation_estimate_grows_with_the_step():
         (lambda: capture_sizes(256, 100), "at least max_num_seqs"),
         (lambda: capture_sizes(256, 8192, performance_mode="fast"), "performance_mode"),
         (lambda: padded_size(0, DEFAULT), "num_tokens"),
-        (lambda: kv_budget(GIB, 1.5, 0, 0, 0, 0), "gpu_memory_utilization"),
-        (lambda: kv_budget(GIB, 0.9, -1, 0, 0, 0), "weights"),
-        (lambda: kv_budget(GIB, 0.5, GIB, 0, 0, 0), "no memory left"),
+        (lambda: kv_budget(GIB, 1.5, 0, 0, 0, 0, 0), "gpu_memory_utilization"),
+        (lambda: kv_budget(GIB, 0.9, -1, 0, 0, 0, 0), "weights"),
+        (lambda: kv_budget(GIB, 0.9, 0, 0, 0, -1, 0), "context"),
+        (lambda: kv_budget(GIB, 0.5, GIB, 0, 0, 0, 0), "no memory left"),
+        # request_memory: the share must be free when the worker takes its snapshot
+        (lambda: kv_budget(GIB, 0.9, 0, 0, 0, GIB // 5, 0), "refuses to start"),
+        (lambda: qwen_budget(gpu_memory_utilization=0.99), "refuses to start"),
         (lambda: activation_estimate("GPT-5", 8192, 256), "unknown preset"),
     ],
 )

@@ -100,6 +100,8 @@ def test_a_run_as_the_lesson_predicts_matches():
     rows, problems = compare("default", log(), stdout(capture_sizes(256, 8192)))
     assert problems == [] and rows["capture sizes"] == 51
     assert rows["decode tokens/s at concurrency 1"] == 52.3
+    # the CUDA context: the card less what was free at start-up (the estimate)
+    assert rows["CUDA context GiB (estimate)"] == "0.31 (0.50)"
     _, problems = compare("eager", log(eager=True), stdout([]))
     assert problems == []
 
@@ -115,6 +117,9 @@ def test_what_the_check_catches():
     assert any("weights" in p for p in compare("default", heavy, stdout(sizes))[1])
     big = log().replace("took 0.53 GiB", "took 2.53 GiB")
     assert any("graphs took" in p for p in compare("default", big, stdout(sizes))[1])
+    # fits in the card less the share (1.89 GiB), not in what was free less it (1.58)
+    tight = log().replace("took 0.53 GiB", "took 1.70 GiB")
+    assert any("graphs took" in p for p in compare("default", tight, stdout(sizes))[1])
 
 
 def test_the_kv_estimate_has_a_tolerance():

@@ -4,7 +4,12 @@ numbers, and each field's limits."""
 from hf_config import read_presets
 from kv_cache_size import GIB
 from quant_memory import GPU_GIB, weight_bytes
-from startup_budget import GRAPH_ESTIMATE_PER_GRAPH, MAX_CAPTURE, NON_TORCH_ESTIMATE
+from startup_budget import (
+    CONTEXT_ESTIMATE,
+    GRAPH_ESTIMATE_PER_GRAPH,
+    MAX_CAPTURE,
+    NON_TORCH_ESTIMATE,
+)
 
 MODEL = "Qwen2.5-7B-Instruct"
 # Each field's limits: (least, most); the utilization in hundredths.
@@ -23,6 +28,7 @@ def data(options: dict) -> dict:
         "intermediate_size": config["intermediate_size"],
         "vocab_size": config["vocab_size"],
         "non_torch": int(NON_TORCH_ESTIMATE),
+        "context": int(CONTEXT_ESTIMATE),
         "graph_bytes": GRAPH_ESTIMATE_PER_GRAPH,
         "max_capture": MAX_CAPTURE,
         "limits": LIMITS,

@@ -7,7 +7,7 @@
     courseKit;
   const GIB = 1024 ** 3;
   const FIELDS = ["gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens"];
-  const PARTS = ["weights", "activation", "non_torch", "kv", "graphs", "left"];
+  const PARTS = ["weights", "activation", "non_torch", "kv", "context", "graphs", "left"];
   // GiB with 2 decimals, as Python's f"{x:.2f}" writes a negative number too.
   const gib = (bytes) => (bytes < 0 ? "-" : "") + fixed(Math.abs(bytes) / GIB, 2);
 
@@ -34,12 +34,15 @@
     const activation = v.max_num_batched_tokens * 3 * n.intermediate_size * 2 +
       rows * n.vocab_size * 4;
     const requested = Math.ceil(n.total * v.gpu_memory_utilization);
+    if (n.total - n.context < requested) {
+      throw new Refused("no_free", { free: gib(n.total - n.context), requested: gib(requested) });
+    }
     const kv = requested - n.weights - activation - n.non_torch;
     if (kv <= 0) throw new Refused("no_kv", { kv: gib(kv) });
     const graphs = (full + sizes.length) * n.graph_bytes;
     return {
-      bytes: { requested, weights: n.weights, activation, non_torch: n.non_torch, kv, graphs,
-               left: n.total - requested - graphs },
+      bytes: { requested, weights: n.weights, activation, non_torch: n.non_torch, kv,
+               context: n.context, graphs, left: n.total - requested - n.context - graphs },
       sizes: sizes.length, largest: most, piecewise: sizes.length, full,
       captured: sizes.length + full,
     };
