@@ -2,9 +2,10 @@
 NgramProposer on the CPU, and print what they did, step by step, as JSON: the other side of
 tests/conformance/test_spec_decode_conformance.py. It runs in the conformance venv.
 
-The engine is driven as vllm/v1/engine/core.py: EngineCore.step drives it with n-gram
-speculation (async scheduling is off for "ngram": VllmConfig.__post_init__): schedule, run
-the model, update_from_output, then the drafts go to update_draft_token_ids. The
+The engine is driven as vllm/v1/engine/core.py: EngineCore.step, then .post_step, drive it
+with n-gram speculation (async scheduling is off for "ngram": VllmConfig.__post_init__):
+schedule, run the model, update_from_output, then the drafts go to
+update_draft_token_ids. The
 NgramProposer is vLLM's own (numba), built from a real VllmConfig with a SpeculativeConfig,
 and given its inputs as vllm/v1/worker/gpu_model_runner.py: propose_draft_token_ids does.
 The model is played: request["answer"][j] is the target's greedy choice at output position
