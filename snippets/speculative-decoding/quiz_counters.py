@@ -1,6 +1,8 @@
 """Self-test: after a run with num_speculative_tokens 3, GET /metrics shows these lines.
-What are the acceptance rate and the mean acceptance length, and do they add up?"""
+What are the acceptance rate and the mean acceptance length, and do they add up? And
+which rate is the a of 1 + a + ... + a^k?"""
 
+from spec_decode import expected_tokens
 from spec_metrics import log_line, problems, read_counters
 
 LABELS = 'engine="0",model_name="Qwen/Qwen2.5-7B-Instruct"'
@@ -19,3 +21,9 @@ print("vLLM's log line, had these been counted in 10 seconds:")
 print(log_line(counters, seconds=10.0))
 print(f"at most 3 x {counters['drafts']} = {3 * counters['drafts']} draft tokens")
 print("problems:", problems(counters, k=3) or "none")
+# The formula's a: a draft's chance when the drafts before it passed. Position 0 always
+# has its chance; the overall rate also counts drafts after a rejection, which had none.
+a = counters["per_pos"][0] / counters["drafts"]
+overall = counters["accepted"] / counters["draft_tokens"]
+print(f"a from position 0: {a:.3f}; 1 + a + a^2 + a^3 = {expected_tokens(a, 3):.2f}")
+print(f"the overall rate {overall:.3f} in its place: {expected_tokens(overall, 3):.2f}")

@@ -44,3 +44,22 @@ def test_expected_tokens_is_the_mean_over_every_pattern(a, k):
 def test_expected_tokens_refuses_bad_input(a, k):
     with pytest.raises(ValueError):
         expected_tokens(a, k)
+
+
+@pytest.mark.parametrize(("a", "k"), [(0.3, 2), (0.7, 3), (0.9, 6)])
+def test_vllms_overall_rate_is_not_the_formulas_a(a, k):
+    """The page: vLLM's overall rate (accepted / draft tokens) counts the k drafts of every
+    verification, those after the first rejection too, so it is (a + ... + a^k) / k, below
+    a; position 0 accepts with probability a."""
+    accepted = position_0 = 0.0
+    for pattern in itertools.product([True, False], repeat=k):
+        p = 1.0
+        for passed in pattern:
+            p *= a if passed else 1 - a
+        accepted += p * next((i for i, passed in enumerate(pattern) if not passed), k)
+        position_0 += p * pattern[0]
+    overall = accepted / k
+    assert overall == pytest.approx(sum(a**i for i in range(1, k + 1)) / k)
+    assert overall == pytest.approx((expected_tokens(a, k) - 1) / k)
+    assert overall < a
+    assert position_0 == pytest.approx(a)
