@@ -59,7 +59,8 @@ def serve(
     num_gpu_blocks: int = NUM_GPU_BLOCKS,
 ) -> tuple[list[dict], float]:
     """Each request's metrics (serving_metrics.request_metrics) and the run's duration,
-    from the first send (t = 0) to the last token. A request sent while a step runs
+    from the start of the run (t = 0, before the first request's own gap) to the last
+    token, as vllm bench serve times it (vllm/benchmarks/serve.py: benchmark). A request sent while a step runs
     joins the waiting queue before the next step (vllm/v1/engine/core.py:
     EngineCore.step); every sampled token reaches the client as its step ends."""
     scheduler = Scheduler(
