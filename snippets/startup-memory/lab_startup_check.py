@@ -8,6 +8,7 @@ cache memory is an estimate (24 GiB, the lesson's activation and non-torch estim
 What a run is held to:
 
 - the capture sizes vLLM printed: exactly startup_budget.capture_sizes;
+- the V2 model runner, whose budget this is: its "Using V2 Model Runner" line;
 - eager mode: both eager lines and no graph capture; otherwise a graph capture line;
 - "Available KV cache memory": exactly the share of the card less the weights, the
   activation peak and non-torch memory of vLLM's own summary line (each figure is
@@ -69,6 +70,8 @@ def compare(way: str, log: str, stdout: str) -> tuple[dict, list[str]]:
     expected = capture_sizes(seqs, TOKENS, enforce_eager=eager)
     if sizes != expected:
         problems.append(f"capture sizes {sizes}, the lesson computes {expected}")
+    if not startup.v2_runner:
+        problems.append("no 'Using V2 Model Runner' line: the budget is the V2 runner's")
     if eager != startup.eager or eager != (startup.graph_gib is None):
         problems.append(f"eager lines {startup.eager}, graph line {startup.graph_gib}")
     parts = startup.weights_gib + startup.activation_gib + startup.non_torch_gib

@@ -46,6 +46,7 @@ def read_lines(text: str) -> dict[str, tuple[str, ...]]:
 
 @dataclass(frozen=True)
 class Startup:
+    v2_runner: bool  # "Using V2 Model Runner" (vllm/v1/worker/gpu_worker.py)
     backend: str
     weights_gib: float  # "Model loading took"
     load_seconds: float
@@ -98,6 +99,7 @@ def read_startup(text: str) -> Startup:
     inductor = compiled or cached
     eager = [fmt for fmt in FORMATS if "eager" in fmt.lower()]
     return Startup(
+        v2_runner="Using V2 Model Runner" in found,
         backend=_required(found, "Using %s attention backend")[0],
         weights_gib=float(weights),
         load_seconds=float(load),

@@ -31,10 +31,14 @@ SUMMARY = (
 )
 
 
-def log(*, eager=False, cached=False, drop=None):
+def log(*, eager=False, cached=False, drop=None, v2=True):
     lines = []
     for fmt in FORMATS:
         start = next((s for s in VALUES if fmt.startswith(s)), None)
+        if fmt == "Using V2 Model Runner":
+            if v2:
+                lines.append(PREFIX + fmt)
+            continue
         if fmt.startswith("Compiling a graph") and cached:
             continue
         if fmt.startswith("Directly load") and not cached:
@@ -65,7 +69,7 @@ def test_every_format_is_read():
     assert (startup.kv_tokens, startup.graph_gib, startup.compile_seconds) == (126208, 0.53, 26.6)
     assert (startup.dynamo_seconds, startup.inductor_seconds, startup.from_cache) == (6.1, 20.5, False)
     assert (startup.requested_gib, startup.activation_gib, startup.non_torch_gib) == (21.75, 0.52, 0.24)
-    assert not startup.eager
+    assert not startup.eager and startup.v2_runner
 
 
 def test_eager_and_cached_runs():
@@ -115,6 +119,8 @@ def test_what_the_check_catches():
     assert any("summary's parts" in p for p in compare("default", off, stdout(sizes))[1])
     heavy = log().replace("14.25 GiB and", "14.45 GiB and")
     assert any("weights" in p for p in compare("default", heavy, stdout(sizes))[1])
+    v1 = compare("default", log(v2=False), stdout(sizes))[1]
+    assert v1 == ["no 'Using V2 Model Runner' line: the budget is the V2 runner's"]
     big = log().replace("took 0.53 GiB", "took 2.53 GiB")
     assert any("graphs took" in p for p in compare("default", big, stdout(sizes))[1])
     # fits in the card less the share (1.89 GiB), not in what was free less it (1.58)

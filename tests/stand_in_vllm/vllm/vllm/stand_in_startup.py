@@ -15,6 +15,8 @@ from vllm import stand_in
 
 # The format strings and where vLLM 0.26.0 logs them (the logger call's line).
 LOG_FORMATS = {
+    # Worker.init_device, before the weights load; logged here, as only lesson 8 reads it
+    "v2_runner": ("vllm/v1/worker/gpu_worker.py", 378, "Using V2 Model Runner"),
     "eager": ("vllm/config/vllm.py", 1163,
               "Enforce eager set, disabling torch.compile and CUDAGraphs. "
               "This is equivalent to setting -cc.mode=none -cc.cudagraph_mode=none"),
@@ -69,6 +71,7 @@ def after_kv_cache(engine, gpu=stand_in.RTX_4090):
     eager = bool(options["enforce_eager"])
     sizes = [] if eager else capture_sizes(options["max_num_seqs"],
                                            options["max_num_batched_tokens"])
+    log("v2_runner")  # a dense model such as Qwen2.5: VllmConfig.use_v2_model_runner
     if eager:
         log("eager")
         log("no_graphs")
