@@ -86,6 +86,11 @@ def run(
                 "max_tokens + num_spec_tokens ="
                 f" {r.max_tokens + num_spec_tokens} tokens"
             )
+        if len(r.prompt) >= max_model_len:
+            raise ValueError(
+                f"{r.request_id}: a prompt of {len(r.prompt)} tokens leaves no room"
+                f" for output within max_model_len {max_model_len}"
+            )
     stats = SpecStats(
         accepted_per_pos=[0] * num_spec_tokens, draft_per_pos=[0] * num_spec_tokens
     )
@@ -134,10 +139,13 @@ def run(
             if drafted:
                 stats.observe(len(drafted), len(accepted))
                 step.accepted[r.request_id] = len(accepted)
-            kept = generated[: r.max_tokens - len(r.output)]
+            # check_stop (vllm/v1/core/sched/utils.py) after each token: max_tokens
+            # reached, or the sequence reached max_model_len.
+            room = min(r.max_tokens - len(r.output), max_model_len - len(r.tokens))
+            kept = generated[:room]
             r.output += kept
             step.new_tokens[r.request_id] = kept
-            if len(r.output) == r.max_tokens:
+            if len(r.output) == r.max_tokens or len(r.tokens) == max_model_len:
                 running.remove(r)
                 free += r.blocks
                 step.finished.append(r.request_id)

@@ -62,8 +62,9 @@ VOCAB_SIZE = 152064  # Qwen2.5-7B-Instruct's config.json
 
 
 def build(config: dict):
+    max_model_len = config.get("max_model_len", MAX_MODEL_LEN)
     model = ModelConfig(model=str(MODEL), skip_tokenizer_init=True, dtype="bfloat16",
-                        max_model_len=MAX_MODEL_LEN)
+                        max_model_len=max_model_len)
     parallel = ParallelConfig()
     speculative = SpeculativeConfig(
         method="ngram", num_speculative_tokens=config["num_spec_tokens"],
@@ -72,7 +73,7 @@ def build(config: dict):
         target_model_config=model, target_parallel_config=parallel,
     )
     scheduler_config = SchedulerConfig(
-        max_model_len=MAX_MODEL_LEN, is_encoder_decoder=False,
+        max_model_len=max_model_len, is_encoder_decoder=False,
         max_num_batched_tokens=config["max_num_batched_tokens"], max_num_seqs=4,
         enable_chunked_prefill=True,
     )
@@ -159,7 +160,8 @@ def run(workload: dict) -> dict:
                                  ("draft_per_pos", stats.num_draft_tokens_per_pos)):
                     totals[key] = [a + b for a, b in zip(totals[key], got)]
         # The runner's drafting: vLLM's NgramProposer over the batch's token rows.
-        rows = np.zeros((len(req_ids), MAX_MODEL_LEN), dtype=np.int32)
+        rows = np.zeros((len(req_ids), config.get("max_model_len", MAX_MODEL_LEN)),
+                        dtype=np.int32)
         lengths = np.zeros(len(req_ids), dtype=np.int32)
         for i, r in enumerate(req_ids):
             tokens = scheduler.requests[r].all_token_ids if r in scheduler.requests else []

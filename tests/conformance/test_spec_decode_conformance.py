@@ -30,7 +30,7 @@ from coursekit import ROOT
 
 PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 DRIVER = ROOT / "tests" / "conformance" / "spec_trace.py"
-MAX_MODEL_LEN = 2048  # spec_trace.py's
+MAX_MODEL_LEN = 2048  # spec_trace.py's, unless a workload sets its own
 
 HAND_PICKED_SEQUENCES = [
     # (tokens, min_n, max_n, k, max_model_len)
@@ -105,6 +105,12 @@ HAND_PICKED_WORKLOADS = [
                    "max_tokens": 10},
                   {"request_id": "b", "prompt": [101, 3, 4, 3, 4], "answer": [3, 4] * 8,
                    "max_tokens": 10}]},
+    # max_model_len 20 stops the request at 11 of its 15 tokens, in a verification step.
+    {"config": {"num_spec_tokens": 3, "prompt_lookup_min": 1, "prompt_lookup_max": 2,
+                "max_num_batched_tokens": 8192, "block_size": 4, "num_gpu_blocks": 100,
+                "max_model_len": 20},
+     "requests": [{"request_id": "a", "prompt": [100, 1, 2, 1, 2, 1, 2, 1, 2],
+                   "answer": [1, 2] * 10, "max_tokens": 15}]},
 ]
 WORKLOADS = HAND_PICKED_WORKLOADS + random_workloads(120, seed=7)
 SEQUENCES = HAND_PICKED_SEQUENCES + random_sequences(400, seed=7)
@@ -116,7 +122,8 @@ def ours(workload: dict) -> dict:
                 for r in workload["requests"]]
     steps, stats = run(requests, config["num_spec_tokens"], config["prompt_lookup_min"],
                        config["prompt_lookup_max"], config["max_num_batched_tokens"],
-                       config["block_size"], config["num_gpu_blocks"], MAX_MODEL_LEN)
+                       config["block_size"], config["num_gpu_blocks"],
+                       config.get("max_model_len", MAX_MODEL_LEN))
     return {"steps": [asdict(step) for step in steps], "stats": asdict(stats)}
 
 

@@ -63,3 +63,12 @@ def test_vllms_overall_rate_is_not_the_formulas_a(a, k):
     assert overall == pytest.approx((expected_tokens(a, k) - 1) / k)
     assert overall < a
     assert position_0 == pytest.approx(a)
+
+
+def test_the_engine_loop_refuses_a_prompt_without_room_for_output():
+    from spec_scheduler import Request, run
+
+    with pytest.raises(ValueError, match="no room"):
+        run([Request("a", [1] * 8, [1] * 10, max_tokens=5)], 3, 1, 2, max_model_len=8)
+    steps, _ = run([Request("a", [1] * 7, [1] * 10, max_tokens=5)], 3, 1, 2, max_model_len=8)
+    assert [s.new_tokens["a"] for s in steps] == [[1]] and steps[-1].finished == ["a"]
