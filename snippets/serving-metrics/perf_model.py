@@ -139,5 +139,5 @@ if __name__ == "__main__":
                          enable_chunked_prefill=chunked)  # fmt: skip
         good = goodput(s["requests"], slos, s["duration"])
         label = f"{budget}/{seqs}{'' if chunked else ' nc'}"
-        print(row(label, s) + f"  goodput {good:.2f}")
+        print(row(label, s) + f"  goodput {good:.2f} req/s")
     print("(budget/max_num_seqs; nc: enable_chunked_prefill=False)")
