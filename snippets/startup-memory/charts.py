@@ -15,7 +15,7 @@ def charts() -> dict[str, dict]:
         "startup-graphs": {
             "title": {
                 "zh": "max_num_seqs 决定捕获多少个 CUDA graph（每步 8192 token）",
-                "en": "max_num_seqs sets how many CUDA graphs are captured",
+                "en": "max_num_seqs sets the CUDA graphs captured (8192 tokens a step)",
             },
             "x": {
                 "label": "max_num_seqs",

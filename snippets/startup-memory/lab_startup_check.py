@@ -71,7 +71,9 @@ def compare(way: str, log: str, stdout: str) -> tuple[dict, list[str]]:
     if sizes != expected:
         problems.append(f"capture sizes {sizes}, the lesson computes {expected}")
     if not startup.v2_runner:
-        problems.append("no 'Using V2 Model Runner' line: the budget is the V2 runner's")
+        problems.append(
+            "no 'Using V2 Model Runner' line: the budget is the V2 runner's"
+        )
     if eager != startup.eager or eager != (startup.graph_gib is None):
         problems.append(f"eager lines {startup.eager}, graph line {startup.graph_gib}")
     parts = startup.weights_gib + startup.activation_gib + startup.non_torch_gib

@@ -227,7 +227,8 @@ if __name__ == "__main__":
     print(f"activation  {gib(budget.activation)}  (estimate)")
     print(f"non-torch   {gib(budget.non_torch)}  (estimate)")
     print(f"KV cache    {gib(budget.kv)}  (estimate)")
-    print(f"outside     {gib(budget.total - budget.requested)}  (the card less the share)")
+    outside = budget.total - budget.requested
+    print(f"outside     {gib(outside)}  (the card less the share)")
     print(f"context     {gib(budget.context)}  (estimate: in use before the snapshot)")
     print(f"CUDA graphs {gib(budget.graphs)}  (estimate)")
     print(f"left        {gib(budget.headroom)}  (estimate)")
