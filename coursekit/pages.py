@@ -208,6 +208,22 @@ def mkdocs_config(root: Path):
     return _load_config(config_file, config_file.stat().st_mtime_ns)
 
 
+def lessons_in_nav(root: Path = ROOT) -> list[str]:
+    """The lessons in reading order: the Markdown pages under lessons/ in mkdocs.yml's nav."""
+    found = []
+
+    def walk(items):
+        for item in items:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            if isinstance(value, list):
+                walk(value)
+            elif value.startswith("lessons/") and value.endswith(".md"):
+                found.append(value)
+
+    walk(mkdocs_config(root).nav)
+    return found
+
+
 # The plugins whose options the course's tooling reads: the languages. Loading the others
 # would import mkdocs-jupyter and nbconvert, 1.5 s in every process that collects the tests.
 READ_PLUGINS = ("i18n",)

@@ -8,7 +8,7 @@ import pytest
 
 from coursekit import ROOT
 from coursekit.guards import broken_links, built_html
-from coursekit.pages import mkdocs_config, pages
+from coursekit.pages import lessons_in_nav, mkdocs_config, pages
 from coursekit.site import CompiledTemplates
 
 
@@ -60,22 +60,6 @@ def test_in_process_builds_compile_a_template_once_and_again_when_it_changes():
 
 LESSON_NAV = ("lessons/kv-cache.md", "lessons/paged-attention.md", "lessons/continuous-batching.md",
               "lessons/quantization.md", "lessons/prefix-caching.md")
-
-
-def lessons_in_nav() -> list[str]:
-    """The lessons in reading order: the Markdown pages under lessons/ in mkdocs.yml's nav."""
-    found = []
-
-    def walk(items):
-        for item in items:
-            value = next(iter(item.values())) if isinstance(item, dict) else item
-            if isinstance(value, list):
-                walk(value)
-            elif value.startswith("lessons/") and value.endswith(".md"):
-                found.append(value)
-
-    walk(mkdocs_config(ROOT).nav)
-    return found
 
 
 def test_next_goes_from_lesson_to_lesson(site):

@@ -21,9 +21,9 @@ from lab_quant_check import (
     ceiling,
     compare,
     loading_range,
+    read_batch_speed,
     read_kernel_lines,
     read_loading_gib,
-    read_batch_speed,
     read_speed,
     versus,
 )
