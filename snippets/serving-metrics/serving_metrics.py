@@ -160,11 +160,12 @@ def summary(requests: list[dict], percentiles=(99,)) -> dict:
 
 if __name__ == "__main__":
     # Three requests sent at t = 0 s, 0.1 s and 0.2 s; the times their tokens arrived.
-    requests = {
-        "A": request_metrics(0.0, [0.25, 0.28, 0.31, 0.34, 0.37]),
-        "B": request_metrics(0.1, [0.30, 0.34, 0.42, 0.46]),
-        "C": request_metrics(0.2, [0.36]),  # one output token
+    runs = {
+        "A": (0.0, [0.25, 0.28, 0.31, 0.34, 0.37]),
+        "B": (0.1, [0.30, 0.34, 0.42, 0.46]),
+        "C": (0.2, [0.36]),  # one output token
     }
+    requests = {name: request_metrics(*run) for name, run in runs.items()}
     for name, r in requests.items():
         itls = ", ".join(f"{gap * MS:.0f}" for gap in r["itls"]) or "-"
         print(
@@ -180,5 +181,7 @@ if __name__ == "__main__":
         )
         print(f"{name:>4} (ms): {cells}")
     slos = {"ttft": 200, "tpot": 40}
-    good = goodput(list(requests.values()), slos, 0.5)
-    print(f"goodput under {slos} over 0.5 s: {good} req/s")
+    # vllm bench serve's duration runs from the run's start (t = 0) to the last token.
+    duration = max(times[-1] for _, times in runs.values())
+    good = goodput(list(requests.values()), slos, duration)
+    print(f"goodput under {slos} over {duration * MS:.0f} ms: {good:.2f} req/s")
