@@ -236,6 +236,8 @@ README_TEXT = {
         "first": "先运行：`python3 {name}`（它是课程页面上第一段可运行的代码），再按下表的顺序运行其余文件。",
         "table": "| 文件 | 类型 | 作用 | 课程页面上的位置 |",
         "offline": "离线", "gpu": "GPU 实验", "shell": "命令行（页面上的命令）",
+        "gpu_server": ("GPU 实验（只用标准库，但要在装好 vLLM 的实验 GPU 机器上按页面的步骤运行，"
+                       "多数要先启动 vLLM 服务器）"),
         "output": "`{script}` 打印的输出，与页面上的一致", "recorded": "页面上展示的记录",
         "data": "`{module}` 读取的数据", "imported": "从《{title}》导入",
         "sep": "；",
@@ -251,6 +253,8 @@ README_TEXT = {
                   " the other files in the order of the table."),
         "table": "| File | Kind | What it does | Where the lesson page shows it |",
         "offline": "offline", "gpu": "GPU lab", "shell": "shell (the page's commands)",
+        "gpu_server": ("GPU lab (standard library only, but runs on the lab's GPU machine with vLLM"
+                       " installed, in the page's steps; most need the vLLM server running first)"),
         "output": "what `{script}` prints, as the page shows it", "recorded": "a record the page shows",
         "data": "data that `{module}` reads", "imported": "imported from “{title}”",
         "sep": "; ",
@@ -307,11 +311,19 @@ def readme(folder: Path, pages: dict[str, tuple[str, str]], root: Path = ROOT,
     """README.md of a lesson's zip, in each language of `pages` ({language: (title, markdown)}).
 
     Files are listed in the order the lesson page first shows them (then the others); the file
-    to run first is the first offline Python file the page shows."""
+    to run first is the first offline Python file the page shows. A file a page shows in a
+    data-run="gpu" block is a GPU lab even when it imports only the standard library (it talks
+    to a vLLM server or runs the vllm command)."""
     slug, files = folder.name, bundle(folder, root)
     owners = {path.name: module.name for module in (p for p in files.values() if p.suffix == ".py")
               for path in data_files(module)}
     titles = titles or {}
+    from coursekit.gpu_labs import gpu_blocks  # imports this module: imported here, not at the top
+
+    gpu_files = {(block.folder_name, block.file_name) for block in gpu_blocks(root)}
+    def on_gpu(path):  # a page runs it in a data-run="gpu" block: it needs the lab's GPU and server
+        return (path.parent.name, path.name) in gpu_files
+
     any_page = next(iter(pages.values()))[1]
     order = list(shown_at(any_page, slug))
     def place(name):
@@ -320,8 +332,11 @@ def readme(folder: Path, pages: dict[str, tuple[str, str]], root: Path = ROOT,
     # A script before the output it prints, even where the page shows the output first.
     names = sorted(files, key=lambda name: (min(place(name), place(f"{Path(name).stem}.py")),
                                             not name.endswith(".py"), name))
+    def offline(name):
+        return needs_only_stdlib(files[name], root) and not on_gpu(files[name])
+
     first = next((name for name in names if name.endswith(".py") and name in order
-                  and needs_only_stdlib(files[name], root)), None)
+                  and offline(name)), None)
     lines = [f"# {slug}", "", " · ".join(f"[{README_TEXT[lang]['heading']}](#{README_TEXT[lang]['heading'].lower()})"
                                          for lang in pages), ""]
     for language, (title, markdown) in pages.items():
@@ -335,7 +350,8 @@ def readme(folder: Path, pages: dict[str, tuple[str, str]], root: Path = ROOT,
             path = files[name]
             what = described(path)
             if path.suffix == ".py":
-                kind = text["offline"] if needs_only_stdlib(path, root) else text["gpu"]
+                kind = (text["offline"] if offline(name) else text["gpu_server"] if on_gpu(path)
+                        else text["gpu"])
             elif path.suffix == ".sh":
                 kind = text["shell"]
             elif path.suffix in (".out", ".txt", ".log") and f"{Path(name).stem}.py" in files:

@@ -10,7 +10,8 @@ import zipfile
 import pytest
 
 from coursekit import ROOT
-from coursekit.code import borrowed, bundle, clashes, course_imports, described, needs_only_stdlib
+from coursekit.code import README_TEXT, borrowed, bundle, clashes, course_imports, described, needs_only_stdlib, readme
+from coursekit.gpu_labs import gpu_blocks
 from coursekit.pages import pages, python_blocks
 from coursekit.site import mkdocs_build
 
@@ -132,6 +133,26 @@ def test_the_archive_explains_itself_in_both_languages(site, slug):
         assert all(said.replace("|", "\\|") in row for row in rows), (slug, name)
         if path.suffix == ".py" and ast.get_docstring(ast.parse(path.read_text("utf-8"))):
             assert said, (slug, name)
+
+
+@pytest.mark.parametrize("block", gpu_blocks(), ids=str)
+def test_a_file_shown_in_a_gpu_block_is_not_labelled_offline(block):
+    """bench_sweep.py imports only the standard library, yet needs a vLLM server on the lab's GPU:
+    the README says so, in each language, and never tells the reader to run it first."""
+    folder = ROOT / "snippets" / block.folder_name
+    shown = {language: (block.folder_name, (ROOT / page).read_text("utf-8")) for page in block.shown_on
+             for language in [page.split(".")[-2]]}
+    text = readme(folder, shown)
+    assert f"先运行：`python3 {block.file_name}`" not in text
+    assert f"Run first: `python3 {block.file_name}`" not in text
+    for language in shown:
+        labels = README_TEXT[language]
+        row = next(line for line in text.split(f"\n## {labels['heading']}\n")[1].splitlines()
+                   if line.startswith(f"| `{block.file_name}` |"))
+        kind = row.split(" | ")[1]
+        assert kind != labels["offline"], (language, row)
+        if block.file_name.endswith(".py"):
+            assert kind in (labels["gpu"], labels["gpu_server"]), (language, row)
 
 
 def test_the_notebook_links_the_lessons_archive(site):
