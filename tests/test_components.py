@@ -12,6 +12,7 @@ The component's script marks its root element data-ready once it has computed.
 """
 
 import shutil
+from urllib.parse import urlencode
 
 import pytest
 
@@ -45,6 +46,27 @@ def test_parity_check_catches_a_wrong_formula(page, site, tmp_path, name):
     with serve(broken) as base:
         assert component_mismatches(page, base, broken, component, component.parity(),
                                     lesson_page=False), "the check missed it"
+
+
+# What a component hides (the kit's attempt sets hidden on its view when an input is
+# refused) must not show: a component's own display (.smb .smb-bar{display:flex}) is as
+# specific as the kit's .ck [hidden] and came later, so lesson 8's bar and figures stayed
+# on screen under the error.
+HIDDEN_SHOWN = """root => [...root.querySelectorAll('[hidden]')]
+  .filter((element) => element.checkVisibility())
+  .map((element) => element.className || element.tagName.toLowerCase())"""
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACTS))
+def test_a_refused_input_hides_the_components_view(page, site, site_url, name):
+    contract = CONTRACTS[name].parity()
+    refused = next(state for state in contract.cases() if contract.expected(state) == "error")
+    page.goto(f"{site_url}{page_showing(site, name)}?{urlencode(refused)}",
+              wait_until="domcontentloaded")
+    root = f'[data-component="{name}"]'
+    page.wait_for_selector(f"{root}[data-ready]", state="attached")
+    assert page.locator(f'{root} [role="alert"]').is_visible()
+    assert page.locator(root).evaluate(HIDDEN_SHOWN) == []
 
 
 def test_every_component_has_a_parity_contract():
