@@ -22,6 +22,26 @@ def test_the_course_terms_are_defined():
     assert set(REQUIRED) <= {term["id"] for term in TERMS}
 
 
+# Markdown a definition must not hold: a definition is also a tooltip, which shows it as it
+# is written (the backticks of `num_speculative_tokens` showed in lesson 7's tooltips). Code
+# spans, bold or emphasis, links, HTML tags, headings and lists.
+MARKDOWN = re.compile(r"`|\*\*|__|(?<!\w)[*_]\w.*?\w[*_](?!\w)|\]\(|<[a-zA-Z/]|^\s*(#|[-*+] )",
+                      re.MULTILINE)
+
+
+def test_definitions_are_plain_text():
+    assert [(term["id"], language, found[0]) for term in TERMS
+            for language, definition in term["definition"].items()
+            if (found := MARKDOWN.search(definition))] == []
+
+
+def test_the_plain_text_check_finds_markdown():
+    written = ["`num_speculative_tokens`", "**all**", "*all*", "[KV](kv.md)", "<code>x</code>",
+               "# KV", "- KV"]
+    assert [text for text in written if not MARKDOWN.search(text)] == []
+    assert not MARKDOWN.search("prompt_lookup_min, a^(k+1), 2 * 3, the share (1 - a)")
+
+
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_glossary_page_has_every_entry(site, language):
     page = site / ("" if language == "zh" else "en/") / "glossary/index.html"
