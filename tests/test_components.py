@@ -11,6 +11,7 @@ states it as:
 The component's script marks its root element data-ready once it has computed.
 """
 
+import re
 import shutil
 from urllib.parse import urlencode
 
@@ -212,3 +213,20 @@ def test_components_keep_their_key_results_in_view_while_a_reader_edits(
     finally:
         context.close()
     assert problems == []
+
+
+# A Chinese label followed by an ASCII separator: “这一步产出的 token: on”, “task, k, step”.
+ASCII_AFTER_CHINESE = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef] ?[:,] "
+
+
+def test_the_spec_stepper_in_chinese_takes_its_separators_from_labels_yml(page, site, site_url):
+    """The speculation stepper's Chinese page says “：” after its labels and lists a link's
+    invalid values with “、”, as labels.yml gives them for each language."""
+    path = page_showing(site, "spec-decode-steps").removeprefix("/en")
+    root = '[data-component="spec-decode-steps"]'
+    page.goto(f"{site_url}{path}?task=nope&k=0&step=999", wait_until="domcontentloaded")
+    page.wait_for_selector(f"{root}[data-ready]", state="attached")
+    assert page.locator(f'{root} [data-key="fallback"]').text_content() == "task、k、step"
+    shown = page.locator(root).inner_text()
+    assert "这一步产出的 token：" in shown
+    assert re.findall(f".{{8}}{ASCII_AFTER_CHINESE}", shown) == []

@@ -30,13 +30,18 @@ def charts() -> dict[str, dict]:
             },
             "x": {
                 "label": {
-                    "zh": "批大小（并发请求数）",
+                    "zh": "batch 大小（并发请求数）",
                     "en": "Batch size (concurrent requests)",
                 },
                 "scale": "log",
                 "ticks": [[1, 4, 16, 64, 164], ["1", "4", "16", "64", "164"]],
             },
-            "y": {"label": {"zh": "加速比", "en": "Speed-up"}},
+            # Ticks up to 6 leave room above the lines, where the legend goes (it sat on
+            # the "no speculation" line).
+            "y": {
+                "label": {"zh": "加速比", "en": "Speed-up"},
+                "ticks": [list(range(1, 7)), [str(tick) for tick in range(1, 7)]],
+            },
             "series": [
                 {
                     "label": f"a = {a}",

@@ -151,7 +151,7 @@
       show();
     }
     const note = root.querySelector(".sd-fallback");
-    key("fallback").textContent = link.fallback.join(", ");
+    key("fallback").textContent = link.fallback.join(text.list_sep);
     note.hidden = link.fallback.length === 0;
     compact(root);
     root.dataset.ready = "true";
