@@ -220,7 +220,7 @@ if __name__ == "__main__":
     for tokens in (1, 3, 100, 300, 513):
         size = padded_size(tokens, sizes)
         runs_as = "eager (no graph)" if size is None else f"the graph of {size}"
-        print(f"a step of {tokens} tokens runs as {runs_as}")
+        print(f"a step of {tokens} token{'' if tokens == 1 else 's'} runs as {runs_as}")
     budget = qwen_budget()
     print(f"requested   {gib(budget.requested)}  (0.92 x {gib(budget.total)})")
     print(f"weights     {gib(budget.weights)}")
