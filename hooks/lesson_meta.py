@@ -6,7 +6,9 @@ lesson teaches. Nothing per lesson is written for it:
 - the reading time is counted from the page's source, its prose (code, includes, math and link targets
   left out) at READING_RATE;
 - "what you will learn" is the lesson's own one-sentence summary (section 8), the paragraph
-  that starts with `extra.lesson_meta.summary` of the language being built.
+  that starts with `extra.lesson_meta.summary` of the language being built; in English it
+  continues a sentence ("In one sentence: the KV cache ..."), so the box starts it with a
+  capital (sentence_start).
 
 Labels come from `extra.lesson_meta` of the language being built (mkdocs.yml).
 """
@@ -74,6 +76,14 @@ def summary(markdown: str, marker: str) -> str | None:
     return None
 
 
+def sentence_start(text: str) -> str:
+    """An English sentence taken from the middle of one, with the capital it starts with:
+    a first word in lower case only ("the", "a") gets one; a name keeping its capitals
+    (vLLM), a code span or a number is left as written."""
+    first = re.match(r"[a-z]+\b", text)
+    return text[0].upper() + text[1:] if first else text
+
+
 def on_page_markdown(markdown, page, config, files):
     lessons = _lessons.get(_language(config), [])
     where = page.file.src_uri
@@ -81,6 +91,8 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     labels = config.extra["lesson_meta"]
     learned = summary(markdown, labels["summary"])
+    if learned and _language(config) == "en":
+        learned = sentence_start(learned)
     position = labels["position"].format(n=lessons.index(where) + 1, total=len(lessons))
     minutes = labels["minutes"].format(
         minutes=reading_minutes(page_text(Path(page.file.abs_src_path))))
