@@ -723,3 +723,111 @@ def test_block_table_reads_its_gauge_marks_its_fields_and_names_what_it_drops(
     assert (state["ops"], state["step"]) == (",".join(trace), "2")
     assert component_outputs(tab, "block-table") == contract.expected(state)
     assert tab.failed == [] and tab.off_site == []
+
+
+# The request timeline on lesson 6's page (readers' walk): its requests field, the
+# component's main input, spans the form's width under its label on a phone and a screen
+# and shows the fence's requests whole; a Chinese input method's ／, 、 and ； are read as
+# /, / and ; (parity.py's twin reads them alike); a field's message names its visible
+# label; no display formula runs past a phone's screen; and the timeline's TTFT bar and
+# token ticks differ in colour in the light and the dark scheme, as its caption tells them
+# apart.
+REQUEST_METRICS = components(ROOT)["request-metrics"]
+RM_ROOT = '[data-component="request-metrics"]'
+RM_LAYOUT = """root => {
+  const form = root.querySelector('.rm-form').getBoundingClientRect();
+  const field = root.querySelector('[name="requests"]');
+  const label = field.closest('label').querySelector('span').getBoundingClientRect();
+  const box = field.getBoundingClientRect();
+  return {form: form.width, field: box.width, below: box.top >= label.bottom - 1,
+          whole: field.scrollWidth <= field.clientWidth && field.scrollHeight <= field.clientHeight};
+}"""
+FORMULAS_OVERFLOWING = """() => [...document.querySelectorAll('article .katex-display')]
+  .filter(d => d.scrollWidth > d.clientWidth + 1
+               || d.querySelector('.katex').getBoundingClientRect().right
+                  > document.documentElement.clientWidth)
+  .map(d => d.textContent.slice(0, 40))"""
+RM_COLOURS = """root => [root.querySelector('.rm-ttft'), root.querySelector('.rm-tick')]
+  .map(e => getComputedStyle(e).backgroundColor)"""
+
+
+def grey(colour: str) -> bool:
+    """Whether a computed colour, rgb(a) of 0 to 255, is a grey: its channels within 16."""
+    red, green, blue = (float(x) for x in re.findall(r"[\d.]+", colour)[:3])
+    return max(red, green, blue) - min(red, green, blue) <= 16
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
+@pytest.mark.parametrize("language", ROOTS)
+def test_request_metrics_field_separators_messages_formulas_and_colours(
+        tabs, course_url, language, width):
+    labels = REQUEST_METRICS.labels[language]
+    contract = REQUEST_METRICS.parity()
+    address = course_url + ROOTS[language] + COMPONENT_PAGES["request-metrics"]
+    for scheme in ("light", "dark"):
+        tab = tabs(width=width, scheme=scheme)
+        tab.goto(address, wait_until="load")
+        tab.wait_for_selector(f"{RM_ROOT}[data-ready]", state="attached")
+        where = f"{language} {width}px {scheme}"
+        bar, tick = tab.locator(RM_ROOT).evaluate(RM_COLOURS)
+        # Two shades of one blue read as one colour: one of them a grey, the other not.
+        assert grey(bar) != grey(tick), f"{where}: the TTFT bar {bar}, the ticks {tick}"
+        assert tab.failed == [] and tab.off_site == []
+    layout = tab.locator(RM_ROOT).evaluate(RM_LAYOUT)
+    assert layout["field"] >= layout["form"] - 1, f"{where}: {layout}"
+    assert layout["below"] and layout["whole"], f"{where}: {layout}"
+    assert tab.evaluate(FORMULAS_OVERFLOWING) == [], where
+    # A Chinese input method's separators, typed into the requests field.
+    requests = tab.locator(f'{RM_ROOT} [name="requests"]')
+    requests.fill("0／250／280；100、300、340;200/360")
+    assert requests.get_attribute("aria-invalid") is None, where
+    state = dict(parse_qsl(urlsplit(tab.url).query, keep_blank_values=True))
+    assert state["requests"] == "0/250/280;100/300/340;200/360", where
+    assert component_outputs(tab, "request-metrics") == contract.expected(state), where
+    assert contract.expected({"requests": "0／250；100、300"}) == contract.expected(
+        {"requests": "0/250;100/300"}) != "error"
+    # A value the page does not take: the message names the field as the reader sees it.
+    tab.fill(f'{RM_ROOT} [name="ttft"]', "0")
+    assert tab.locator(f"{RM_ROOT} .rm-invalid").text_content() == fill_in(
+        labels["invalid"], label=labels["ttft"], least=1, most=600000), where
+    requests.fill("0/250,")
+    message = tab.locator(f"{RM_ROOT} .rm-invalid").text_content()
+    assert labels["invalid_requests"] in message and "；" in labels["invalid_requests"]
+    assert tab.failed == [] and tab.off_site == []
+
+
+# Lesson 8's bar on a phone (the reader's walk): each field's label was broken mid-name
+# ("gpu_memory_utiliz/ation") beside its input, and of the bar's colours only the KV
+# cache's had a swatch until "every part" was unfolded. Each label is one line, and each
+# part of the bar shown has a swatch of its colour in view, the detail folded.
+STARTUP_BAR = '[data-component="startup-memory-bar"]'
+BAR_ON_A_PHONE = """root => {
+  const lines = (element) => {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    return new Set([...range.getClientRects()].map((box) => Math.round(box.top))).size;
+  };
+  const swatches = [...root.querySelectorAll('.smb-legend [data-part]')]
+    .filter((swatch) => swatch.checkVisibility())
+    .map((swatch) => getComputedStyle(swatch, '::before').color);
+  return {
+    folded: [...root.querySelectorAll('details')].every((more) => !more.open),
+    broken: [...root.querySelectorAll('.ck-field span')]
+      .filter((label) => lines(label) > 1).map((label) => label.textContent),
+    unnamed: [...root.querySelectorAll('.smb-part')]
+      .filter((part) => part.getBoundingClientRect().width > 0)
+      .map((part) => [part.dataset.part, getComputedStyle(part).backgroundColor])
+      .filter(([, colour]) => !swatches.includes(colour)).map(([part]) => part),
+  };
+}"""
+
+
+@pytest.mark.parametrize("language", ROOTS)
+def test_startup_bar_labels_whole_and_colours_named_on_a_phone(tabs, course_url, language):
+    tab = tabs(width=WIDTHS["phone"])
+    tab.goto(course_url + ROOTS[language] + COMPONENT_PAGES["startup-memory-bar"],
+             wait_until="load")
+    tab.wait_for_selector(f"{STARTUP_BAR}[data-ready]", state="attached")
+    tab.evaluate("document.fonts.ready")
+    found = tab.locator(STARTUP_BAR).evaluate(BAR_ON_A_PHONE)
+    assert found == {"folded": True, "broken": [], "unnamed": []}

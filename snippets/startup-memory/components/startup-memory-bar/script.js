@@ -56,7 +56,7 @@
     const field = (name) => form.elements.namedItem(name);
     const error = root.querySelector(".smb-error");
     const view = [root.querySelector(".smb-figures"), root.querySelector(".smb-bar"),
-                  root.querySelector(".smb-results")];
+                  root.querySelector(".smb-legend"), root.querySelector(".smb-results")];
     const invalid = new InvalidFields(root.querySelector(".smb-invalid"));
     compact(root);
 
