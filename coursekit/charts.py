@@ -200,6 +200,37 @@ def draw(spec: dict, scheme: str = "light") -> str:
 
     5.2 inches wide (499 px) with 10-12 pt text: shown 358 px wide on a 390 px phone, its
     smallest text is still 9.6 px (it was 5 px); a tap opens it full size."""
+    import matplotlib.pyplot as plt
+
+    figure = _figure(spec, scheme)
+    out = StringIO()
+    with warnings.catch_warnings():  # "loc='best' can be slow": it is, slightly
+        warnings.simplefilter("ignore", UserWarning)
+        figure.savefig(out, format="svg", metadata={"Date": None})
+    plt.close(figure)
+    comment = f"<!-- chart-data: {json.dumps(spec, sort_keys=True, ensure_ascii=False)} -->\n"
+    return out.getvalue().replace("<svg ", comment + "<svg ", 1)
+
+
+def legend_covers(spec: dict) -> list[str]:
+    """The series whose line or markers run under the legend box of a localized spec, as
+    drawn: lesson 7's legend once sat on its "no speculation" line."""
+    import matplotlib.pyplot as plt
+
+    figure = _figure(spec, "light")
+    axes = figure.axes[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        figure.canvas.draw()
+    box = axes.get_legend().get_window_extent()
+    covered = [line.get_label() for line in axes.get_lines()
+               if line.get_path().transformed(line.get_transform()).intersects_bbox(box, filled=False)]
+    plt.close(figure)
+    return covered
+
+
+def _figure(spec: dict, scheme: str):
+    """draw's figure, laid out, before it is saved."""
     import matplotlib
 
     matplotlib.use("svg")
@@ -241,14 +272,8 @@ def draw(spec: dict, scheme: str = "light") -> str:
         axes.set_yticks(*spec["y"]["ticks"])
     axes.grid(True, which="major", alpha=0.35)
     axes.legend(framealpha=0.85)
-    out = StringIO()
     figure.tight_layout()
-    with warnings.catch_warnings():  # "loc='best' can be slow": it is, slightly
-        warnings.simplefilter("ignore", UserWarning)
-        figure.savefig(out, format="svg", metadata={"Date": None})
-    plt.close(figure)
-    comment = f"<!-- chart-data: {json.dumps(spec, sort_keys=True, ensure_ascii=False)} -->\n"
-    return out.getvalue().replace("<svg ", comment + "<svg ", 1)
+    return figure
 
 
 def plotted(svg: str) -> dict:

@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from coursekit import ROOT
-from coursekit.charts import SCHEMES, charts, numbers, plotted, stale, unknown_svgs
+from coursekit.charts import SCHEMES, charts, legend_covers, localized, numbers, plotted, stale, unknown_svgs
 from coursekit.pages import languages
 
 LANGUAGES = languages(ROOT)
@@ -14,6 +14,15 @@ LANGUAGES = languages(ROOT)
 
 def test_committed_charts_are_not_stale():
     assert stale(ROOT, LANGUAGES) == []
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_speculation_charts_keep_their_legend_off_the_lines(language):
+    """Lesson 7's speed-up chart had its legend on the "no speculation" line. (Lesson 1's
+    kv-vs-context and sequences-on-24gb and lesson 3's requests-that-fit still do it.)"""
+    covered = {chart.name: legend_covers(localized(chart, language)) for chart in charts()
+               if chart.folder.name == "speculative-decoding"}
+    assert covered and all(lines == [] for lines in covered.values()), covered
 
 
 def test_every_chart_svg_is_drawn_by_a_spec():
