@@ -60,9 +60,10 @@ def serve(
 ) -> tuple[list[dict], float]:
     """Each request's metrics (serving_metrics.request_metrics) and the run's duration,
     from the start of the run (t = 0, before the first request's own gap) to the last
-    token, as vllm bench serve times it (vllm/benchmarks/serve.py: benchmark). A request sent while a step runs
-    joins the waiting queue before the next step (vllm/v1/engine/core.py:
-    EngineCore.step); every sampled token reaches the client as its step ends."""
+    token, as vllm bench serve times it (vllm/benchmarks/serve.py: benchmark). A
+    request sent while a step runs joins the waiting queue before the next step
+    (vllm/v1/engine/core.py: EngineCore.step); every sampled token reaches the client
+    as its step ends."""
     scheduler = Scheduler(
         num_gpu_blocks,
         max_num_batched_tokens,

@@ -36,8 +36,14 @@ def two(x: float) -> str:
     return f"{x:.2f}"
 
 
+# A Chinese input method's separators as the ASCII ones (script.js: SEPARATORS): ／ and
+# 、 join a request's times as / does, ； its requests as ; does; ， stays the comma
+# read_number groups digits with.
+SEPARATORS = str.maketrans({"\uff0f": "/", "\u3001": "/", "\uff1b": ";"})
+
+
 def parse(text: str) -> list[list[int]] | None:
-    runs = text.split(";")
+    runs = text.translate(SEPARATORS).split(";")
     if not LIMITS["requests"][0] <= len(runs) <= LIMITS["requests"][1]:
         return None
     parsed = []
@@ -112,13 +118,17 @@ def cases() -> list[dict[str, str]]:
         {"p": "12.5"},
         {"ttft": "250", "tpot": "60"},  # everyone is good
         {"requests": "0/100"},  # one request of one token: TPOT 0, no ITL
-        {"requests": "300/400/450"},  # bench's duration starts at t = 0, not the first send
+        # bench's duration starts at t = 0, not the first send
+        {"requests": "300/400/450"},
         {"requests": "0/100/100/100"},  # tokens in one chunk: ITLs of 0
         {"requests": "0/1,000/2,000"},  # grouped digits
         {
             "requests": "０/１２０/１５０",
             "ttft": "１２０",
         },  # full-width, as typed in Chinese
+        # A Chinese input method's separators: ／ and 、 as /, ； as ;
+        {"requests": "0／250／280；100、300、340;200/360"},
+        {"requests": "０／１，０００；５０／２，０００"},  # ， still groups digits
         {"requests": ";".join(f"{i}/{i + 5}/{i + 9}" for i in range(8))},  # 8: fine
         # Refused: each shows the error.
         {"requests": ";".join(f"{i}/{i + 5}" for i in range(9))},  # 9 requests

@@ -64,9 +64,15 @@
     };
   }
 
+  // A Chinese input method's separators as the ASCII ones: ／ and 、 (the listing comma,
+  // what its key for / or \\ types) join a request's times as / does, ； its requests as ;
+  // does. ， stays the comma number() groups digits with (８，１９２). parity.py: SEPARATORS.
+  const SEPARATORS = { "\uff0f": "/", "\u3001": "/", "\uff1b": ";" };
+  const plainSeparators = (text) => text.replace(/[\uff0f\u3001\uff1b]/g, (c) => SEPARATORS[c]);
+
   // The requests a text holds, each [send time, token times...] in ms, or null.
   function parse(text, limits) {
-    const runs = text.split(";");
+    const runs = plainSeparators(text).split(";");
     if (runs.length < limits.requests[0] || runs.length > limits.requests[1]) return null;
     const parsed = [];
     for (const run of runs) {
@@ -147,6 +153,8 @@
       .map((selector) => root.querySelector(selector));
     const invalid = new InvalidFields(invalidLine);
     const field = (name) => form.elements.namedItem(name);
+    // A field's visible label (labels.yml's, in the page's language), for its message.
+    const fieldLabel = (input) => input.closest("label").querySelector("span").textContent;
     compact(root);
 
     // A field's value from a text, or null.
@@ -196,7 +204,7 @@
       const input = event.target;
       const value = read(input.name, input.value);
       const message = input.name === "requests" ? root.dataset.invalidRequests
-        : fill(root.dataset.invalid, { label: input.name, least: limits[input.name][0],
+        : fill(root.dataset.invalid, { label: fieldLabel(input), least: limits[input.name][0],
                                        most: limits[input.name][1] });
       invalid.mark(input, value === null ? message : null);
       if (value === null) return;
