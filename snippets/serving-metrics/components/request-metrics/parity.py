@@ -36,14 +36,16 @@ def two(x: float) -> str:
     return f"{x:.2f}"
 
 
-# A Chinese input method's separators as the ASCII ones (script.js: SEPARATORS): ／ and
-# 、 join a request's times as / does, ； its requests as ; does; ， stays the comma
-# read_number groups digits with.
-SEPARATORS = str.maketrans({"\uff0f": "/", "\u3001": "/", "\uff1b": ";"})
+# A Chinese input method's separators as the ASCII ones (script.js: SEPARATORS): ／
+# and 、 join a request's times as / does, ； its requests as ; does, and so does a
+# line break (Enter in the field); ， stays the comma read_number groups digits with.
+SEPARATORS = str.maketrans(
+    {"\uff0f": "/", "\u3001": "/", "\uff1b": ";", "\n": ";", "\r": None}
+)
 
 
 def parse(text: str) -> list[list[int]] | None:
-    runs = text.translate(SEPARATORS).split(";")
+    runs = text.strip().translate(SEPARATORS).split(";")
     if not LIMITS["requests"][0] <= len(runs) <= LIMITS["requests"][1]:
         return None
     parsed = []
@@ -129,6 +131,7 @@ def cases() -> list[dict[str, str]]:
         # A Chinese input method's separators: ／ and 、 as /, ； as ;
         {"requests": "0／250／280；100、300、340;200/360"},
         {"requests": "０／１，０００；５０／２，０００"},  # ， still groups digits
+        {"requests": "0/250/280\n100/300/340\n"},  # Enter between requests
         {"requests": ";".join(f"{i}/{i + 5}/{i + 9}" for i in range(8))},  # 8: fine
         # Refused: each shows the error.
         {"requests": ";".join(f"{i}/{i + 5}" for i in range(9))},  # 9 requests

@@ -66,9 +66,11 @@
 
   // A Chinese input method's separators as the ASCII ones: ／ and 、 (the listing comma,
   // what its key for / or \\ types) join a request's times as / does, ； its requests as ;
-  // does. ， stays the comma number() groups digits with (８，１９２). parity.py: SEPARATORS.
-  const SEPARATORS = { "\uff0f": "/", "\u3001": "/", "\uff1b": ";" };
-  const plainSeparators = (text) => text.replace(/[\uff0f\u3001\uff1b]/g, (c) => SEPARATORS[c]);
+  // does, and so does a line break (Enter in the field). ， stays the comma number() groups
+  // digits with (８，１９２). parity.py: SEPARATORS.
+  const SEPARATORS = { "\uff0f": "/", "\u3001": "/", "\uff1b": ";", "\n": ";" };
+  const plainSeparators = (text) => text.trim().replace(/\r/g, "")
+    .replace(/[\uff0f\u3001\uff1b\n]/g, (c) => SEPARATORS[c]);
 
   // The requests a text holds, each [send time, token times...] in ms, or null.
   function parse(text, limits) {
