@@ -5,13 +5,15 @@ from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
-from coursekit.translations import SOURCE_LANGUAGE, is_stale
+from coursekit.translations import SOURCE_LANGUAGE, is_stale, recorded_hash
 
 
 def on_page_markdown(markdown, page, config, files):
     if page.file.locale == SOURCE_LANGUAGE:
         return markdown
-    if not is_stale(Path(page.file.abs_src_path), page.meta.get("translation_of")):
+    # The hash as written, not page.meta's: YAML reads a hash of digits only as a number.
+    path = Path(page.file.abs_src_path)
+    if not is_stale(path, recorded_hash(path.read_text("utf-8"))):
         return markdown
     labels = config.extra["translation"]
     source_url = page.url.split("/", 1)[1]  # en/lessons/kv-cache/ -> lessons/kv-cache/

@@ -40,3 +40,25 @@ def test_a_notebook_is_refused_not_written_into(course):
     with pytest.raises(ValueError, match="only Markdown pages"):
         mark(notebook)
     assert notebook.read_bytes() == before
+
+
+def test_a_hash_of_digits_only_is_read_as_written(tmp_path):
+    """YAML reads `translation_of: 741611238376` as a number; the notice must not take that
+    for a different hash."""
+    import hashlib
+    from itertools import count
+    from types import SimpleNamespace
+
+    from hooks.translations import on_page_markdown
+
+    source = next(f"# 第一课\n\n{i}\n" for i in count()
+                  if hashlib.sha256(f"# 第一课\n\n{i}\n".encode()).hexdigest()[:12].isdigit())
+    (tmp_path / "first.zh.md").write_text(source, "utf-8")
+    digits = hashlib.sha256(source.encode()).hexdigest()[:12]
+    translation = tmp_path / "first.en.md"
+    translation.write_text(f"---\ntranslation_of: {digits}\n---\n\n# First\n", "utf-8")
+    page = SimpleNamespace(file=SimpleNamespace(locale="en", abs_src_path=str(translation)),
+                           meta={"translation_of": int(digits)}, url="en/first/")
+    config = SimpleNamespace(extra={"translation": {"stale_title": "t", "stale_text": "s",
+                                                    "source": "src"}})
+    assert on_page_markdown("# First\n", page, config, None) == "# First\n"
