@@ -44,7 +44,7 @@ DATA_COMMENT = re.compile(r"<!-- chart-data: (.*?) -->", re.S)
 class Chart:
     folder: Path  # the snippet folder whose charts.py defines it
     name: str
-    spec: dict
+    spec: dict | None  # None when known from its drawings alone (drawn_charts)
 
     def file_name(self, language: str, scheme: str = "light") -> str:
         return f"{self.name}.{language}{'' if scheme == 'light' else '.' + scheme}.svg"
@@ -162,6 +162,15 @@ def charts(root: Path = ROOT) -> list[Chart]:
                                  " a chart by name alone, so names are unique")
             found[name] = Chart(folder, name, spec)
     return list(found.values())
+
+
+def drawn_charts(root: Path = ROOT) -> list[Chart]:
+    """Every chart whose drawings a snippet folder holds, without running its charts.py (a
+    lesson's chart data may take seconds to compute; the site only shows the drawings, and
+    the tests check they are current)."""
+    return [Chart(folder, name, None) for folder in folders(root)
+            for name in sorted({svg.name.split(".", 1)[0]
+                                for svg in folder.glob("charts/*.svg")})]
 
 
 CHINESE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")

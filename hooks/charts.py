@@ -20,7 +20,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-from coursekit.charts import SCHEMES, charts
+from coursekit.charts import SCHEMES, drawn_charts
 
 FENCE = re.compile(r"^```chart[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 SIZE = re.compile(r'<svg\b[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"')
@@ -40,7 +40,7 @@ def _options(body: str) -> dict[str, str] | None:
 
 
 def _charts(config):
-    return {chart.name: chart for chart in charts(Path(config.config_file_path).parent)}
+    return {chart.name: chart for chart in drawn_charts(Path(config.config_file_path).parent)}
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -56,8 +56,9 @@ def on_page_markdown(markdown, page, config, files):
                               f" {match[1].strip()!r}")
         chart = known.get(options["name"])
         if chart is None:
-            raise PluginError(f"{where}: no charts.py of any snippet folder draws a chart"
-                              f" named {options['name']!r}; known: {', '.join(sorted(known))}")
+            raise PluginError(f"{where}: no snippet folder has drawings of a chart named"
+                              f" {options['name']!r} (run npm run charts); known:"
+                              f" {', '.join(sorted(known))}")
         drawings = []
         for scheme in SCHEMES:
             svg = chart.svg_path(page.file.locale, scheme)

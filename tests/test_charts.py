@@ -143,3 +143,17 @@ def test_a_bad_spec_names_the_chart_and_the_problem(tmp_path, change, problem):
         stale(root, LANGUAGES)
     assert "demo/charts.py, chart 'demo-chart'" in str(error.value)
     assert problem in str(error.value)
+
+
+def test_the_site_finds_the_charts_by_their_drawings_without_running_charts_py(monkeypatch):
+    """A build shows the drawings; running every charts.py (lesson 6's runs its performance
+    model) made each build take 100 s instead of 8."""
+    import coursekit.charts
+
+    expected = {(chart.folder, chart.name) for chart in charts()}
+
+    def refuse(*_):
+        raise AssertionError("the site build ran a charts.py")
+
+    monkeypatch.setattr(coursekit.charts, "load", refuse)
+    assert {(c.folder, c.name) for c in coursekit.charts.drawn_charts()} == expected
