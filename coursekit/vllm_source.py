@@ -220,13 +220,10 @@ def serve_flags(src: Path) -> set[str]:
     types = {node.target.id: ast.unparse(node.annotation) for node in engine.body
              if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
     for relative in ("vllm/engine/arg_utils.py", "vllm/entrypoints/openai/cli_args.py"):
-        for node in ast.walk(_tree(src, relative)):
-            if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"):
-                named = {arg.value for arg in node.args if isinstance(arg, ast.Constant)
-                         and isinstance(arg.value, str) and arg.value.startswith("--")}
-                flags |= named
-                if _boolean(node, types):
-                    flags |= {"--no-" + flag[2:] for flag in named}
+        for call, named in _added_flags(src, relative):
+            flags |= named
+            if _boolean(call, types):
+                flags |= {"--no-" + flag[2:] for flag in named}
     cli_args = _tree(src, "vllm/entrypoints/openai/cli_args.py")
     for cls in (node for node in cli_args.body if isinstance(node, ast.ClassDef)):
         if cls.name.endswith("FrontendArgs"):
@@ -239,13 +236,16 @@ def bench_flags(src: Path) -> set[str]:
     """The flags of `vllm bench serve`: string literals in the add_argument calls of its
     parser (vllm/benchmarks/serve.py: add_cli_args) and of the datasets it reads
     (vllm/benchmarks/datasets/datasets.py: add_dataset_parser)."""
-    flags = set()
-    for relative in ("vllm/benchmarks/serve.py", "vllm/benchmarks/datasets/datasets.py"):
-        for node in ast.walk(_tree(src, relative)):
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
-                flags |= {arg.value for arg in node.args if isinstance(arg, ast.Constant)
-                          and isinstance(arg.value, str) and arg.value.startswith("--")}
-    return flags
+    return {flag for relative in ("vllm/benchmarks/serve.py", "vllm/benchmarks/datasets/datasets.py")
+            for _call, named in _added_flags(src, relative) for flag in named}
+
+
+def _added_flags(src: Path, relative: str):
+    """Each add_argument call of a file, with the --flags it names as string literals."""
+    for node in ast.walk(_tree(src, relative)):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+            yield node, {arg.value for arg in node.args if isinstance(arg, ast.Constant)
+                         and isinstance(arg.value, str) and arg.value.startswith("--")}
 
 
 def _boolean(call: ast.Call, types: dict[str, str]) -> bool:
