@@ -141,6 +141,10 @@ window.courseKit ??= (() => {
     };
   }
 
+  // A field's visible label (the <span> of the <label> around it, from labels.yml), for the
+  // messages that name it.
+  const fieldLabel = (input) => input.closest("label").querySelector("span").textContent;
+
   // The fields a reader typed a value into that the page does not take: each is marked
   // aria-invalid, and their messages show in one line while the page keeps computing with
   // the last valid values.
@@ -215,5 +219,5 @@ window.courseKit ??= (() => {
   }
 
   return { Refused, fill, element, number, whole, fixed, once, LinkValues, attempt, share,
-           fallbackNote, InvalidFields, stepControls, compact, more };
+           fallbackNote, fieldLabel, InvalidFields, stepControls, compact, more };
 })();

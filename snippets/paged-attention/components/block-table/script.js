@@ -2,7 +2,7 @@
 // snippets/paged-attention/block_pool.py rule for rule (and so vLLM 0.26.0's BlockPool);
 // parity.py says what the page must show for each link, and the tests check it in Chromium.
 (() => {
-  const { fill, element, whole, fixed, share, InvalidFields, compact } = courseKit;
+  const { fill, element, whole, fixed, share, fieldLabel, InvalidFields, compact } = courseKit;
   // A request's name and its tokens (read by the kit's whole()) or free.
   const OP = /^([A-Z]):([^:]+)$/;
   const TOKENS = [0, 999999];
@@ -125,7 +125,6 @@
     const later = root.querySelector(".bt-later");
     const dropped = root.querySelector(".bt-dropped");
     const invalid = new InvalidFields(root.querySelector(".bt-invalid"));
-    const fieldLabel = (input) => input.closest("label").querySelector("span").textContent;
     const link = new URLSearchParams(location.search);
     const state = {
       blocks: link.get("blocks") ?? root.dataset.blocks,

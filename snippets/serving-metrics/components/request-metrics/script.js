@@ -3,7 +3,7 @@
 // calculate_metrics, with numpy's pairwise sums and linear interpolation), and parity.py
 // says what the page must show for each link. Texts go in with textContent only.
 (() => {
-  const { fill, element, number, whole, fixed, share, attempt, Refused, InvalidFields,
+  const { fill, element, number, whole, fixed, share, attempt, Refused, fieldLabel, InvalidFields,
           compact, once } = courseKit;
   const MS = 1000;
   const FIELDS = ["requests", "ttft", "tpot", "p"];
@@ -156,7 +156,6 @@
     const invalid = new InvalidFields(invalidLine);
     const field = (name) => form.elements.namedItem(name);
     // A field's visible label (labels.yml's, in the page's language), for its message.
-    const fieldLabel = (input) => input.closest("label").querySelector("span").textContent;
     compact(root);
 
     // A field's value from a text, or null.
