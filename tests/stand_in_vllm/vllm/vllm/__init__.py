@@ -19,6 +19,19 @@ from vllm import stand_in, stand_in_startup
 __version__ = stand_in.VERSION
 STAND_IN = True
 
+# The GPU time the stand-in models passes without being waited for: this process's clocks
+# (time.perf_counter and time.monotonic, which labs time with) run ahead by it. A lab reads the
+# same seconds as if the stand-in had slept them, and a dry run does not spend them.
+_clocks_ahead = 0.0
+_perf_counter, _monotonic = time.perf_counter, time.monotonic
+time.perf_counter = lambda: _perf_counter() + _clocks_ahead
+time.monotonic = lambda: _monotonic() + _clocks_ahead
+
+
+def _pass_gpu_time(seconds: float) -> None:
+    global _clocks_ahead
+    _clocks_ahead += seconds
+
 
 def _engine_core():
     """The engine process: spawned, so it imports the lab's main module again."""
@@ -152,8 +165,8 @@ class LLM:
 
     def generate(self, prompts, sampling_params=None, use_tqdm=True):
         """The prompts run through the stand-in's engine core (LLMEngine, above) until each
-        has generated max_tokens tokens (no end-of-sequence token is sampled here), in the time
-        the stand-in's engine takes: a prefill, then max_tokens - 1 decode steps of its own
+        has generated max_tokens tokens (no end-of-sequence token is sampled here), while the
+        clocks pass the time the stand-in's engine takes (_pass_gpu_time): a prefill, then max_tokens - 1 decode steps of its own
         estimate for that many prompts decoding together (stand_in.Engine.decode_seconds). One prompt (a text or a
         dict such as TokensPrompt) or a list of them (vllm/renderers/inputs/preprocess.py:
         prompt_to_seq); RequestOutputs in the prompts' order."""
@@ -161,7 +174,7 @@ class LLM:
         if isinstance(prompts, (str, dict)):
             prompts = [prompts]
         steps = max(params.max_tokens - 1, 0)
-        time.sleep(stand_in.PREFILL_SECONDS + steps * self.engine.decode_seconds(len(prompts)))
+        _pass_gpu_time(stand_in.PREFILL_SECONDS + steps * self.engine.decode_seconds(len(prompts)))
         engine, done = self.llm_engine, {}
         ids = [str(next(self._request_ids)) for _ in prompts]
         for request_id, prompt in zip(ids, prompts):
