@@ -166,10 +166,11 @@ class LLM:
     def generate(self, prompts, sampling_params=None, use_tqdm=True):
         """The prompts run through the stand-in's engine core (LLMEngine, above) until each
         has generated max_tokens tokens (no end-of-sequence token is sampled here), while the
-        clocks pass the time the stand-in's engine takes (_pass_gpu_time): a prefill, then max_tokens - 1 decode steps of its own
-        estimate for that many prompts decoding together (stand_in.Engine.decode_seconds). One prompt (a text or a
-        dict such as TokensPrompt) or a list of them (vllm/renderers/inputs/preprocess.py:
-        prompt_to_seq); RequestOutputs in the prompts' order."""
+        clocks pass the time the stand-in's engine takes (_pass_gpu_time): a prefill, then
+        max_tokens - 1 decode steps of its own estimate for that many prompts decoding together
+        (stand_in.Engine.decode_seconds). One prompt (a text or a dict such as TokensPrompt) or
+        a list of them (vllm/renderers/inputs/preprocess.py: prompt_to_seq); RequestOutputs in
+        the prompts' order."""
         params = sampling_params or SamplingParams()
         if isinstance(prompts, (str, dict)):
             prompts = [prompts]
