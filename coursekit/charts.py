@@ -292,10 +292,11 @@ def plotted(svg: str) -> dict:
     return json.loads(match[1])
 
 
-def stale(root: Path, languages: list[str]) -> list[str]:
-    """Charts whose SVG is missing or shows other numbers or labels than the spec."""
+def stale(root: Path, languages: list[str], found: list[Chart] | None = None) -> list[str]:
+    """Charts whose SVG is missing or shows other numbers or labels than the spec; `found`:
+    charts(root), if already run (it runs every charts.py)."""
     problems = []
-    for chart in charts(root):
+    for chart in charts(root) if found is None else found:
         for language, scheme in ((language, scheme) for language in languages
                                  for scheme in SCHEMES):
             path = chart.svg_path(language, scheme)
@@ -319,9 +320,10 @@ def stale(root: Path, languages: list[str]) -> list[str]:
     return problems
 
 
-def unknown_svgs(root: Path, languages: list[str]) -> list[str]:
-    """SVGs in a charts/ folder that no spec draws (a chart renamed or removed)."""
-    drawn = {chart.svg_path(language, scheme) for chart in charts(root)
+def unknown_svgs(root: Path, languages: list[str], found: list[Chart] | None = None) -> list[str]:
+    """SVGs in a charts/ folder that no spec draws (a chart renamed or removed); `found` as
+    for stale."""
+    drawn = {chart.svg_path(language, scheme) for chart in (charts(root) if found is None else found)
              for language in languages for scheme in SCHEMES}
     return [f"{path.relative_to(root).as_posix()}: no charts.py spec draws it"
             for folder in folders(root) for path in sorted(folder.glob("charts/*.svg"))

@@ -1,36 +1,45 @@
 """Lesson charts (coursekit/charts.py): every committed SVG shows what its snippet folder's
 charts.py computes now, in each language, and a chart that no longer does is caught."""
 
+import functools
 import shutil
 
 import pytest
 
 from coursekit import ROOT
 from coursekit.charts import SCHEMES, charts, legend_covers, localized, numbers, plotted, stale, unknown_svgs
+from coursekit.code import course_imports
 from coursekit.pages import languages
 
 LANGUAGES = languages(ROOT)
 
 
+@functools.cache
+def course_charts():
+    """charts(ROOT), run once per test process: lesson 6's charts.py runs its performance
+    model for seconds."""
+    return charts(ROOT)
+
+
 def test_committed_charts_are_not_stale():
-    assert stale(ROOT, LANGUAGES) == []
+    assert stale(ROOT, LANGUAGES, course_charts()) == []
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_the_speculation_charts_keep_their_legend_off_the_lines(language):
     """Lesson 7's speed-up chart had its legend on the "no speculation" line. (Lesson 1's
     kv-vs-context and sequences-on-24gb and lesson 3's requests-that-fit still do it.)"""
-    covered = {chart.name: legend_covers(localized(chart, language)) for chart in charts()
+    covered = {chart.name: legend_covers(localized(chart, language)) for chart in course_charts()
                if chart.folder.name == "speculative-decoding"}
     assert covered and all(lines == [] for lines in covered.values()), covered
 
 
 def test_every_chart_svg_is_drawn_by_a_spec():
-    assert unknown_svgs(ROOT, LANGUAGES) == []
+    assert unknown_svgs(ROOT, LANGUAGES, course_charts()) == []
 
 
 def test_each_language_has_its_own_labels_and_the_same_numbers(site):
-    for chart in charts(ROOT):
+    for chart in course_charts():
         svgs = {language: (site / chart.url(language)).read_text("utf-8")
                 for language in LANGUAGES}
         first, *others = LANGUAGES
@@ -41,7 +50,7 @@ def test_each_language_has_its_own_labels_and_the_same_numbers(site):
 
 
 def test_each_chart_has_a_dark_drawing_of_the_same_chart(site):
-    for chart in charts(ROOT):
+    for chart in course_charts():
         for language in LANGUAGES:
             light, dark = ((site / chart.url(language, scheme)).read_text("utf-8")
                            for scheme in ("light", "dark"))
@@ -50,8 +59,9 @@ def test_each_chart_has_a_dark_drawing_of_the_same_chart(site):
             assert background in dark and background not in light, chart.name
 
 
-# The changed-chart tests run on a copy of the snippet folders, never on the real lessons: the
-# copy's first charts.py gets a wrapper that changes what its first chart computes.
+# The changed-chart tests run on a copy of the first chart's snippet folder (and the folders
+# it imports from), never on the real lessons: the copy's charts.py gets a wrapper that changes
+# what its first chart computes.
 CHANGE = '''
 
 _drawn_charts = charts
@@ -66,12 +76,15 @@ def charts():
 
 
 def changed_copy(tmp_path, change: str):
-    """A copy of the snippet folders whose first chart is changed; its folder and name."""
-    shutil.copytree(ROOT / "snippets", tmp_path / "snippets",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    chart = next(iter(charts(ROOT)), None)
+    """A copy of the first chart's snippet folder, and of those it imports from, whose first
+    chart is changed; the chart."""
+    chart = next(iter(course_charts()), None)
     if chart is None:
         pytest.fail("no snippet folder declares a chart: nothing to check")
+    for folder in {chart.folder, *(module.parent for module in
+                                   course_imports(chart.folder / "charts.py"))}:
+        shutil.copytree(folder, tmp_path / "snippets" / folder.name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     spec_file = tmp_path / "snippets" / chart.folder.name / "charts.py"
     spec_file.write_text(spec_file.read_text("utf-8") + CHANGE.format(change=change), "utf-8")
     return chart
@@ -150,7 +163,7 @@ def test_the_site_finds_the_charts_by_their_drawings_without_running_charts_py(m
     model) made each build take 100 s instead of 8."""
     import coursekit.charts
 
-    expected = {(chart.folder, chart.name) for chart in charts()}
+    expected = {(chart.folder, chart.name) for chart in course_charts()}
 
     def refuse(*_):
         raise AssertionError("the site build ran a charts.py")
