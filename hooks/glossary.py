@@ -29,10 +29,11 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
         "track", "wbr"}
 # Text that keeps its words as they are: links (no link inside a link), headings and the
 # titles of admonitions and details (no tooltip in a title: clicking a question must open its
-# answer), code, math, a lesson's interactive component, and what is not prose.
+# answer), code and the file name over a code block, math, a lesson's interactive component,
+# and what is not prose.
 KEEP = {"a", "abbr", "h1", "h2", "h3", "h4", "h5", "h6", "summary", "code", "pre", "kbd",
         "script", "style", "math", "svg", "textarea", "select", "option", "button"}
-KEEP_CLASS = re.compile(r'\bclass="[^"]*\b(?:admonition-title|arithmatex|katex)\b'
+KEEP_CLASS = re.compile(r'\bclass="[^"]*\b(?:admonition-title|arithmatex|katex|filename)\b'
                         r'|\bdata-component=')
 LATIN = re.compile(r"[A-Za-z0-9_]")
 

@@ -80,6 +80,8 @@ def test_a_term_is_linked_once_per_section(site, page):
     ("<p><code>KV cache</code> and <a href='x'>KV cache</a></p>", False),
     ('<div class="arithmatex">KV cache</div>', False),
     ("<pre><code>decode\n<a id='l1'></a>decode</code></pre><p>decode</p>", True),
+    # A code block's file name (lesson 3's preemption.py showed a tooltip on "preemption").
+    ('<span class="filename">preemption.py</span>', False),
 ])
 def test_spellings_are_found_in_prose_only(text, linked):
     page = type("Page", (), {"file": type("File", (), {"src_uri": "x.md", "locale": "zh"})(),
