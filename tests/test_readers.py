@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from coursekit import ROOT
 from coursekit.browser import shown as component_outputs
@@ -626,28 +627,46 @@ FULL_WIDTH = {
 }
 
 
-@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS)
+def fits(tab, width: int) -> bool:
+    """Whether the page, once a resized window has settled (Material's sidebars move for a
+    moment), is no wider than the window."""
+    try:
+        tab.wait_for_function("width => document.scrollingElement.scrollWidth <= width",
+                              arg=width, timeout=2_000)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("language", ROOTS)
-def test_components_read_full_width_digits_and_chinese_commas(tabs, course_url, language, width):
-    tab = tabs(width=width)
+def test_components_read_full_width_digits_and_chinese_commas(tabs, course_url, language):
+    """Each page opens on a phone, then its window widens to a desktop's (one load for both:
+    a page load costs about a second of CPU)."""
+    tab = tabs(width=WIDTHS["phone"])
     for name, (link, ascii_link, (field, typed, value)) in FULL_WIDTH.items():
         contract = components(ROOT)[name].parity()
-        where = f"{name} {language} {width}px"
         address = course_url + ROOTS[language] + COMPONENT_PAGES[name]
+        tab.set_viewport_size({"width": WIDTHS["phone"], "height": 900})
         tab.goto(address + "?" + urlencode(link), wait_until="load")
-        shown = component_outputs(tab, name)
-        assert shown != "error", f"{where}: {link} shows the error"
-        assert shown == contract.expected(ascii_link) == contract.expected(link), where
-        assert shown.get("fallback", "") == "", f"{where}: {link} fell back"
-        # A reader types the field's value with an input method.
         root = f'[data-component="{name}"]'
+        for width in WIDTHS.values():
+            tab.set_viewport_size({"width": width, "height": 900})
+            where = f"{name} {language} {width}px"
+            shown = component_outputs(tab, name)
+            assert shown != "error", f"{where}: {link} shows the error"
+            assert shown == contract.expected(ascii_link) == contract.expected(link), where
+            assert shown.get("fallback", "") == "", f"{where}: {link} fell back"
+            assert fits(tab, width), f"{where}: the page scrolls sideways"
+        # A reader types the field's value with an input method.
         tab.fill(f'{root} input[name="{field}"]', typed)
         assert tab.locator(f'{root} input[name="{field}"]').get_attribute("aria-invalid") is None, \
             f"{where}: {typed} marked invalid"
         state = dict(parse_qsl(urlsplit(tab.url).query, keep_blank_values=True))
         assert state[field] == value, f"{where}: the link holds {state[field]!r}"
-        assert component_outputs(tab, name) == contract.expected(state), where
-        assert tab.evaluate("document.scrollingElement.scrollWidth") <= width, where
+        for width in reversed(WIDTHS.values()):
+            tab.set_viewport_size({"width": width, "height": 900})
+            assert component_outputs(tab, name) == contract.expected(state), f"{where} typed"
+            assert fits(tab, width), f"{where} typed: the page scrolls sideways"
     assert tab.failed == [] and tab.off_site == []
 
 
