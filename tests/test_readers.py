@@ -156,6 +156,10 @@ def test_each_language_has_its_own_search_index(site):
             assert not doc["location"].endswith("#"), f"{language}: an empty heading id"
             assert "¶" not in doc["title"], f"{language}: {doc['title']!r}"
             assert not doc["location"].startswith("en/"), f"{language}: {doc['location']}"
+            # A result's preview starts where its text does (issue 27 saw one start "，scale").
+            text = re.sub(r"<[^>]*>|\u200b", "", doc["text"]).lstrip()
+            assert not text.startswith((*"，。、；：", ", ", ". ", "; ", ": ")), \
+                f"{language}: {doc['location']} starts with {text[:20]!r}"
     # English pages search their own index: the page's base is the English root.
     lesson = (site / "en" / PAGE_TYPES["lesson"] / "index.html").read_text("utf-8")
     config = json.loads(re.search(r'<script id="__config"[^>]*>(.*?)</script>', lesson, re.S)[1])
