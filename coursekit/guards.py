@@ -247,8 +247,12 @@ class _Html(HTMLParser):
             self.text.append(data)
 
 
+EMPTY_HEADER = re.compile(r"<th\b[^>]*>\s*</th>")
+
+
 def built_html(site: Path) -> list[str]:
-    """Leftover snippet markers, stray fences and off-site loads in the built HTML pages."""
+    """Leftover snippet markers, stray fences, empty column headers and off-site loads in the
+    built HTML pages."""
     problems = []
     for html_file in sorted(site.rglob("*.html")):
         where = html_file.relative_to(site).as_posix()
@@ -262,6 +266,9 @@ def built_html(site: Path) -> list[str]:
             problems.append(f"{where}: leftover snippet marker --8<--")
         if re.search(r"```|~~~", text):
             problems.append(f"{where}: a stray code fence is shown as text")
+        if EMPTY_HEADER.search(html):
+            problems.append(f"{where}: a table column has an empty header: a screen reader"
+                            " reads its cells with no header (axe: td-has-header)")
         for url in parser.loads:
             if urlparse(url).netloc or url.startswith("//"):
                 problems.append(f"{where}: loads {url} from another host")

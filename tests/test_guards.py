@@ -166,12 +166,15 @@ def test_built_html_guard_fails_on_broken_html(fixture_site, tmp_path, edit):
     edit(page, "</article>", '<p>--8<-- "x.py"</p>\n<p>```python\nprint(1)</p></article>')
     edit(page, "</head>", '<script src="https://cdn.example.com/x.js"></script></head>')
     edit(page, "</article>", '<img src="../../assets/missing.svg"></article>')
+    edit(page, "</article>", "<table><tr><th></th><th>B</th></tr></table></article>")
     other = broken / "en/lessons/first/index.html"
     edit(other, "</article>", '<pre><code>--8&lt;-- "first/x.py"</code></pre></article>')
     assert built_html(broken) == [
         'en/lessons/first/index.html: leftover snippet marker --8<--',
         'lessons/first/index.html: leftover snippet marker --8<--',
         'lessons/first/index.html: a stray code fence is shown as text',
+        'lessons/first/index.html: a table column has an empty header: a screen reader reads'
+        ' its cells with no header (axe: td-has-header)',
         'lessons/first/index.html: loads https://cdn.example.com/x.js from another host',
         'lessons/first/index.html: loads ../../assets/missing.svg, which the site does not have',
     ]
