@@ -148,10 +148,20 @@ def component_shows(page, url: str, name: str) -> dict[str, str] | str:
     return shown(page, name)
 
 
+def ready(page, root: str) -> None:
+    """Bring a component (root: its CSS selector) into view, where it sets up (the component
+    kit's once: within a screen of the view), wait until it has computed (data-ready), and
+    scroll the page back to where it was."""
+    scrolled = page.evaluate("() => [scrollX, scrollY]")
+    page.locator(root).first.scroll_into_view_if_needed()
+    page.wait_for_selector(f"{root}[data-ready]", state="attached")
+    page.evaluate("([x, y]) => scrollTo(x, y)", scrolled)
+
+
 def shown(page, name: str) -> dict[str, str] | str:
     """What the component on an open page shows (see component_shows)."""
     root = f'[data-component="{name}"]'
-    page.wait_for_selector(f"{root}[data-ready]", state="attached")
+    ready(page, root)
     if page.locator(f'{root} [role="alert"]').is_visible():
         return "error"
     return dict(page.eval_on_selector_all(

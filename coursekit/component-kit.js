@@ -66,15 +66,22 @@ window.courseKit ??= (() => {
       ? value : null;
   }
 
-  // setup(root) once for each root element, as document$ hands the page over again; a fresh
-  // copy of the element sets up anew.
+  // setup(root) once for each root element, as document$ hands the page over again, when the
+  // element comes within a screen of the view: a component sits far down a long lesson, and
+  // setting it up as the page loaded held a phone's main thread for 300 ms (Lighthouse, lesson
+  // 5). A fresh copy of the element sets up anew.
   function once(setup) {
     const done = new WeakSet();
     return (root) => {
       if (done.has(root)) return;
       done.add(root);
       delete root.dataset.ready;
-      setup(root);
+      const near = new IntersectionObserver((entries) => {
+        if (!entries.some((entry) => entry.isIntersecting)) return;
+        near.disconnect();
+        setup(root);
+      }, { rootMargin: "100% 0px" });
+      near.observe(root);
     };
   }
 

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 import pytest
 
 from coursekit import ROOT, pages
-from coursekit.browser import component_mismatches, page_showing, serve, skip_search
+from coursekit.browser import component_mismatches, page_showing, ready, serve, skip_search
 from coursekit.components import KIT, components, label_problems, read_number, read_whole
 
 CONTRACTS = {name: component for name, component in components(ROOT).items()
@@ -65,7 +65,7 @@ def test_a_refused_input_hides_the_components_view(page, site, site_url, name):
     page.goto(f"{site_url}{page_showing(site, name)}?{urlencode(refused)}",
               wait_until="domcontentloaded")
     root = f'[data-component="{name}"]'
-    page.wait_for_selector(f"{root}[data-ready]", state="attached")
+    ready(page, root)
     assert page.locator(f'{root} [role="alert"]').is_visible()
     assert page.locator(root).evaluate(HIDDEN_SHOWN) == []
 
@@ -201,7 +201,7 @@ def test_components_keep_their_key_results_in_view_while_a_reader_edits(
             path = page_showing(site, name).removeprefix("/en")
             tab.goto(f"{site_url}{'/en' if language == 'en' else ''}{path}", wait_until="load")
             root = f'[data-component="{name}"]'
-            tab.wait_for_selector(f"{root}[data-ready]", state="attached")
+            ready(tab, root)
             tab.evaluate("document.fonts.ready")
             where = f"{name} {language} {width}x{height}"
             tall = tab.locator(root).evaluate("root => root.getBoundingClientRect().height")
@@ -215,6 +215,19 @@ def test_components_keep_their_key_results_in_view_while_a_reader_edits(
     assert problems == []
 
 
+def test_a_component_sets_up_when_it_comes_near_the_screen(page, site, site_url):
+    """A lesson's component sits far down its page; set up as the page loaded, lesson 5's held
+    a phone's main thread for 300 ms (Lighthouse mobile 89; 93 when it waits)."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    root = '[data-component="prompt-sharing"]'
+    page.goto(f"{site_url}{page_showing(site, 'prompt-sharing')}", wait_until="load")
+    page.wait_for_timeout(300)
+    assert page.locator(f"{root}[data-ready]").count() == 0, "set up while far off the screen"
+    page.locator(root).evaluate("root => scrollTo(0, root.getBoundingClientRect().top"
+                                " + scrollY - 1.5 * innerHeight)")  # a screen and a half above
+    page.wait_for_selector(f"{root}[data-ready]", state="attached")
+
+
 # A Chinese label followed by an ASCII separator: “这一步产出的 token: on”, “task, k, step”.
 ASCII_AFTER_CHINESE = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef] ?[:,] "
 
@@ -225,7 +238,7 @@ def test_the_spec_stepper_in_chinese_takes_its_separators_from_labels_yml(page, 
     path = page_showing(site, "spec-decode-steps").removeprefix("/en")
     root = '[data-component="spec-decode-steps"]'
     page.goto(f"{site_url}{path}?task=nope&k=0&step=999", wait_until="domcontentloaded")
-    page.wait_for_selector(f"{root}[data-ready]", state="attached")
+    ready(page, root)
     assert page.locator(f'{root} [data-key="fallback"]').text_content() == "task、k、step"
     shown = page.locator(root).inner_text()
     assert "这一步产出的 token：" in shown

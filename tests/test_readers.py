@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from coursekit import ROOT
+from coursekit.browser import ready, skip_search
 from coursekit.browser import shown as component_outputs
-from coursekit.browser import skip_search
 from coursekit.components import components
 from coursekit.pages import mkdocs_config, pages
 
@@ -292,7 +292,7 @@ def test_home_and_lesson_at_each_width_in_both_schemes(tabs, course_url, languag
         tab.goto(url(course_url, language, page_type) + query, wait_until="load")
         tab.evaluate("document.fonts.ready.then(() => new Promise(r => setTimeout(r, 50)))")
         if page_type == "lesson":
-            tab.wait_for_selector(f"{EXPLORER}[data-ready]", state="attached")
+            ready(tab, EXPLORER)
             hidden = [part for part in EXPLORER_PARTS if not tab.locator(part).is_visible()]
             assert hidden == [], f"{language} {width}px: the explorer does not show {hidden}"
             other = ".svg" if schemes[0] == "dark" else ".dark.svg"
@@ -373,7 +373,7 @@ def message(language: str, key: str, **values) -> str:
 
 def open_explorer(tab, course_url: str, language: str, query: str = "") -> None:
     tab.goto(url(course_url, language, "lesson") + query, wait_until="load")
-    tab.wait_for_selector(f"{EXPLORER}[data-ready]", state="attached")
+    ready(tab, EXPLORER)
 
 
 def outputs(tab) -> dict[str, str]:
@@ -605,7 +605,7 @@ def test_switching_language_keeps_the_section_and_the_explorer_settings(tabs, si
     with tab.expect_navigation(wait_until="load"):
         tab.click(f'.md-select__link[hreflang="{OTHER[source]}"]')
     tab.wait_for_function("location.hash.length > 1")
-    tab.wait_for_selector(f"{EXPLORER}[data-ready]", state="attached")
+    ready(tab, EXPLORER)
     assert tab.locator("html").get_attribute("lang") == OTHER[source]
     assert urlsplit(tab.url).path == urlsplit(url(course_url, OTHER[source], "lesson")).path
     target_section = ids[OTHER[source]][3]
@@ -807,7 +807,7 @@ def test_request_metrics_field_separators_messages_formulas_and_colours(
     for scheme in ("light", "dark"):
         tab = tabs(width=width, scheme=scheme)
         tab.goto(address, wait_until="load")
-        tab.wait_for_selector(f"{RM_ROOT}[data-ready]", state="attached")
+        ready(tab, RM_ROOT)
         where = f"{language} {width}px {scheme}"
         bar, tick = tab.locator(RM_ROOT).evaluate(RM_COLOURS)
         # Two shades of one blue read as one colour: one of them a grey, the other not.
@@ -867,7 +867,7 @@ def test_startup_bar_labels_whole_and_colours_named_on_a_phone(tabs, course_url,
     tab = tabs(width=WIDTHS["phone"])
     tab.goto(course_url + ROOTS[language] + COMPONENT_PAGES["startup-memory-bar"],
              wait_until="load")
-    tab.wait_for_selector(f"{STARTUP_BAR}[data-ready]", state="attached")
+    ready(tab, STARTUP_BAR)
     tab.evaluate("document.fonts.ready")
     found = tab.locator(STARTUP_BAR).evaluate(BAR_ON_A_PHONE)
     assert found == {"folded": True, "broken": [], "unnamed": []}

@@ -15,6 +15,7 @@ from explorer import Settings, explore, preset_weight_bytes, shown
 from hf_config import read_presets
 
 from coursekit import ROOT
+from coursekit.browser import ready
 from coursekit.code import load
 from coursekit.components import components
 
@@ -29,7 +30,7 @@ def parity():
 
 def open_lesson(page, url: str) -> None:
     page.goto(url, wait_until="load")
-    page.wait_for_selector(f"{ROOT_SELECTOR}[data-ready]", state="attached")
+    ready(page, ROOT_SELECTOR)
 
 
 def test_the_parity_contract_starts_from_the_lessons_fence():
