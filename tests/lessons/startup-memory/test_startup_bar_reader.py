@@ -17,7 +17,8 @@ ROOT_ELEMENT = '[data-component="startup-memory-bar"]'
 
 
 def link_state(page) -> dict[str, str]:
-    return dict(parse_qsl(urlsplit(page.url).query, keep_blank_values=True))
+    # page.url can lag behind history.replaceState; the page itself cannot
+    return dict(parse_qsl(urlsplit(page.evaluate("location.href")).query, keep_blank_values=True))
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
