@@ -12,7 +12,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 # Debian's Chromium headless shell: the Blink of /usr/bin/chromium, built from the same source,
 # without the desktop browser around it, which costs the browser tests a fifth more CPU per page.
@@ -156,6 +156,12 @@ def ready(page, root: str) -> None:
     page.locator(root).first.scroll_into_view_if_needed()
     page.wait_for_selector(f"{root}[data-ready]", state="attached")
     page.evaluate("([x, y]) => scrollTo(x, y)", scrolled)
+
+
+def link_state(page) -> dict[str, str]:
+    """The values the open page's link holds, read from the page: page.url can lag behind a
+    component's history.replaceState."""
+    return dict(parse_qsl(urlsplit(page.evaluate("location.href")).query, keep_blank_values=True))
 
 
 def shown(page, name: str) -> dict[str, str] | str:

@@ -8,13 +8,13 @@ page load costs about a second of CPU."""
 import json
 import re
 import xml.etree.ElementTree as ET
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from coursekit import ROOT
-from coursekit.browser import ready, skip_search
+from coursekit.browser import link_state, ready, skip_search
 from coursekit.browser import shown as component_outputs
 from coursekit.components import components
 from coursekit.pages import mkdocs_config, pages
@@ -532,7 +532,7 @@ def test_explorer_from_a_hand_edited_link_notes_each_bad_value_and_shows_results
     # Once the reader changes a value, the link holds the form's values: the notes go.
     tab.fill('input[name="batch"]', "2")
     assert tab.locator(".kv-ignored").is_hidden(), where
-    assert dict(parse_qsl(urlsplit(tab.evaluate("location.href")).query))["batch"] == "2"
+    assert link_state(tab)["batch"] == "2"
     assert tab.failed == [] and tab.off_site == []
 
 
@@ -682,7 +682,7 @@ def test_components_read_full_width_digits_and_chinese_commas(tabs, course_url, 
         tab.fill(f'{root} input[name="{field}"]', typed)
         assert tab.locator(f'{root} input[name="{field}"]').get_attribute("aria-invalid") is None, \
             f"{where}: {typed} marked invalid"
-        state = dict(parse_qsl(urlsplit(tab.evaluate("location.href")).query, keep_blank_values=True))
+        state = link_state(tab)
         assert state[field] == value, f"{where}: the link holds {state[field]!r}"
         for width in reversed(WIDTHS.values()):
             tab.set_viewport_size({"width": width, "height": 900})
@@ -735,11 +735,11 @@ def test_block_table_reads_its_gauge_marks_its_fields_and_names_what_it_drops(
     blocks.press_sequentially("65")
     assert blocks.get_attribute("aria-invalid") == "true"
     assert component_outputs(tab, "block-table") == shown
-    state = dict(parse_qsl(urlsplit(tab.evaluate("location.href")).query, keep_blank_values=True))
+    state = link_state(tab)
     assert state.get("blocks", "10") == "10" and contract.expected(state) == shown
     blocks.fill("１２")
     assert blocks.get_attribute("aria-invalid") is None and message.is_hidden()
-    state = dict(parse_qsl(urlsplit(tab.evaluate("location.href")).query, keep_blank_values=True))
+    state = link_state(tab)
     assert state["blocks"] == "12"
     assert component_outputs(tab, "block-table") == contract.expected(state)
     # At step 2 of 9, the page says what an operation there drops; adding a request drops
@@ -754,12 +754,12 @@ def test_block_table_reads_its_gauge_marks_its_fields_and_names_what_it_drops(
     assert dropped.is_visible() and later.is_hidden()
     assert tab.locator(f"{BLOCK_TABLE_ROOT} .bt-dropped-text").text_content() == fill_in(
         labels["text"]["dropped"], count=7, step=2, ops=listed)
-    state = dict(parse_qsl(urlsplit(tab.evaluate("location.href")).query, keep_blank_values=True))
+    state = link_state(tab)
     assert state["ops"] == ",".join(trace[:2] + ["C:30"])
     assert tab.evaluate("document.scrollingElement.scrollWidth") <= width
     tab.click(f"{BLOCK_TABLE_ROOT} .bt-undo")
     assert dropped.is_hidden() and later.is_visible()
-    state = dict(parse_qsl(urlsplit(tab.evaluate("location.href")).query, keep_blank_values=True))
+    state = link_state(tab)
     assert (state["ops"], state["step"]) == (",".join(trace), "2")
     assert component_outputs(tab, "block-table") == contract.expected(state)
     assert tab.failed == [] and tab.off_site == []
@@ -821,7 +821,7 @@ def test_request_metrics_field_separators_messages_formulas_and_colours(
     requests = tab.locator(f'{RM_ROOT} [name="requests"]')
     requests.fill("0／250／280；100、300、340;200/360")
     assert requests.get_attribute("aria-invalid") is None, where
-    state = dict(parse_qsl(urlsplit(tab.evaluate("location.href")).query, keep_blank_values=True))
+    state = link_state(tab)
     assert state["requests"] == "0/250/280;100/300/340;200/360", where
     assert component_outputs(tab, "request-metrics") == contract.expected(state), where
     assert contract.expected({"requests": "0／250；100、300"}) == contract.expected(

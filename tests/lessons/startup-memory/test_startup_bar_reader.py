@@ -4,21 +4,14 @@ in its place; a typed value the page does not take marks its field and keeps the
 the link as they were; the eager checkbox empties the capture list. What each view shows
 is what parity.py computes."""
 
-from urllib.parse import parse_qsl, urlsplit
-
 import pytest
 
 from coursekit import ROOT
-from coursekit.browser import shown
+from coursekit.browser import link_state, shown
 from coursekit.components import components
 
 BAR = components(ROOT)["startup-memory-bar"]
 ROOT_ELEMENT = '[data-component="startup-memory-bar"]'
-
-
-def link_state(page) -> dict[str, str]:
-    # page.url can lag behind history.replaceState; the page itself cannot
-    return dict(parse_qsl(urlsplit(page.evaluate("location.href")).query, keep_blank_values=True))
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
