@@ -176,6 +176,11 @@ def lighthouse_binary() -> str | None:
     return None
 
 
+def score(report: dict, category: str) -> int:
+    """A Lighthouse report's score of a category, out of 100."""
+    return round(100 * (report["categories"][category]["score"] or 0))
+
+
 def lighthouse(site: Path, runs: int) -> list[str]:
     """Lighthouse on every lesson of both languages (mobile; the first lesson on desktop too),
     the site served with gzip under the path of site_url as GitHub Pages serves it, in the
@@ -204,15 +209,12 @@ def lighthouse(site: Path, runs: int) -> list[str]:
                 reports.append(json.loads(result.stdout))
             if len(reports) < runs:
                 continue
-            performance = sorted(round(100 * (report["categories"]["performance"]["score"] or 0))
-                                 for report in reports)
-            report = next(report for report in reports
-                          if round(100 * (report["categories"]["performance"]["score"] or 0))
-                          == performance[len(performance) // 2])
-            scores = " ".join(f"{name} {round(100 * (report['categories'][name]['score'] or 0))}"
-                              for name in CATEGORIES)
+            reports.sort(key=lambda report: score(report, "performance"))
+            report = reports[len(reports) // 2]
+            scores = " ".join(f"{name} {score(report, name)}" for name in CATEGORIES)
             if runs > 1:
-                scores += f" (performance: median of {runs} runs, {performance[0]}-{performance[-1]})"
+                scores += (f" (performance: median of {runs} runs,"
+                           f" {score(reports[0], 'performance')}-{score(reports[-1], 'performance')})")
             audits = report["audits"]
 
             def value(*names, audits=audits):  # audit ids differ between Lighthouse releases
