@@ -17,7 +17,6 @@ import argparse
 import gzip
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -30,7 +29,7 @@ from urllib.parse import urlsplit
 
 from coursekit import ROOT
 from coursekit.browser import CHROMIUM_ARGS, DESKTOP_CHROMIUM, chromium, free_port, serve
-from coursekit.pages import mkdocs_config
+from coursekit.pages import lessons_in_nav, mkdocs_config
 from coursekit.scaffold import new_lesson
 from coursekit.site import copy_course, mkdocs_build
 
@@ -151,8 +150,7 @@ def lighthouse_pages(site: Path) -> list[tuple[str, str, str]]:
     """(language, path, preset): every lesson of both languages on a phone (issue 27's target
     is mobile performance >= 90 on each), and the first lesson on a desktop too."""
     # The lessons in reading order (the nav); a lesson has a snippet folder, a notebook none.
-    nav = json.dumps(mkdocs_config(ROOT).nav)
-    lessons = [slug for slug in re.findall(r'"lessons/([\w-]+)\.md"', nav)
+    lessons = [slug for slug in (Path(page).stem for page in lessons_in_nav(ROOT))
                if (ROOT / "snippets" / slug).is_dir() and (site / "lessons" / slug).is_dir()]
     pages = [(language, f"{root}lessons/{lesson}/", "mobile")
              for language, root in ROOTS.items() for lesson in lessons]
