@@ -215,20 +215,31 @@ REPOSITORY_CHECKS = (
 
 
 class _Html(HTMLParser):
-    """The text (all of it, and the part outside <pre>/<code>), and every URL the page loads
-    (not the links it shows)."""
+    """The text (all of it, and the part outside <pre>/<code>), every URL the page loads (not
+    the links it shows), and the Chinese text whose language, as the nearest lang attribute
+    says, is not Chinese (a screen reader would read it with another language's voice)."""
 
     LOADS = {("script", "src"), ("img", "src"), ("link", "href"), ("iframe", "src"),
              ("source", "src"), ("video", "src"), ("audio", "src"), ("object", "data")}
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+            "source", "track", "wbr"}
+    UNREAD = {"script", "style", "svg", "math"}  # text no screen reader reads as prose
+    HAN = re.compile(r"[\u3400-\u9fff]")
 
     def __init__(self):
         super().__init__()
         self.text, self.all_text, self.loads, self.depth = [], [], [], 0
+        self.open, self.chinese_without_lang = [], []  # open elements: (tag, lang or None)
+
+    def language(self) -> str:
+        return next((lang for _, lang in reversed(self.open) if lang is not None), "")
 
     def handle_starttag(self, tag, attrs):
         if tag in ("pre", "code"):
             self.depth += 1
         attrs = dict(attrs)
+        if tag not in self.VOID:
+            self.open.append((tag, attrs.get("lang")))
         for name in ("src", "href", "data", "srcset"):
             if (tag, name) in self.LOADS and attrs.get(name):
                 if tag == "link" and attrs.get("rel") in ("canonical", "alternate"):
@@ -237,22 +248,34 @@ class _Html(HTMLParser):
         if attrs.get("style"):
             self.loads += re.findall(r"url\(['\"]?([^'\")]+)", attrs["style"])
 
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        self.handle_endtag(tag)
+
     def handle_endtag(self, tag):
         if tag in ("pre", "code") and self.depth:
             self.depth -= 1
+        opened = [name for name, _ in self.open]
+        if tag in opened:  # closes it and whatever was left open inside it
+            del self.open[len(opened) - 1 - opened[::-1].index(tag):]
 
     def handle_data(self, data):
         self.all_text.append(data)
         if not self.depth:
             self.text.append(data)
+        if (self.HAN.search(data) and not self.language().startswith("zh")
+                and not any(name in self.UNREAD for name, _ in self.open)):
+            self.chinese_without_lang.append(data.strip()[:30])
 
 
 EMPTY_HEADER = re.compile(r"<th\b[^>]*>\s*</th>")
+# A formula hooks/katex.py left as TeX, or one KaTeX could not parse.
+UNRENDERED_FORMULA = re.compile(r'class="arithmatex">(?!<span class="katex)|class="katex-error"')
 
 
 def built_html(site: Path) -> list[str]:
-    """Leftover snippet markers, stray fences, empty column headers and off-site loads in the
-    built HTML pages."""
+    """Leftover snippet markers, stray fences, formulas left as TeX, Chinese text not marked
+    as Chinese, empty column headers and off-site loads in the built HTML pages."""
     problems = []
     for html_file in sorted(site.rglob("*.html")):
         where = html_file.relative_to(site).as_posix()
@@ -266,6 +289,10 @@ def built_html(site: Path) -> list[str]:
             problems.append(f"{where}: leftover snippet marker --8<--")
         if re.search(r"```|~~~", text):
             problems.append(f"{where}: a stray code fence is shown as text")
+        if UNRENDERED_FORMULA.search(html):
+            problems.append(f"{where}: a formula was not rendered by KaTeX")
+        if parser.chinese_without_lang:
+            problems.append(f"{where}: Chinese text without lang=zh: {parser.chinese_without_lang[:3]}")
         if EMPTY_HEADER.search(html):
             problems.append(f"{where}: a table column has an empty header: a screen reader"
                             " reads its cells with no header (axe: td-has-header)")

@@ -29,6 +29,7 @@ CJK_RUN = re.compile(rf"[{CJK}]+(?:[ \u00b7]+[{CJK}]+)*")
 RAW = ("script", "style", "title", "textarea", "option", "math", "svg")
 TOKEN = re.compile(r"(<!--.*?-->|<[^>]*>)", re.S)
 TAG_NAME = re.compile(r"<(/?)([a-zA-Z][\w-]*)")
+HTML_LANG = re.compile(r'<html lang="([^"]*)"')
 
 
 def _i18n(config):
@@ -87,10 +88,20 @@ def on_post_page(output, page, config):
         return match[1] + json.dumps(settings) + match[3]
 
     output = CONFIG.sub(search_from_language_root, output, count=1)
-    if not i18n.current_language.startswith("zh"):
-        head, body_tag, body = output.partition("<body")
-        output = head + body_tag + mark_chinese(body)
-    return output
+    return _mark_chinese_unless_chinese(output, i18n.current_language)
+
+
+def on_post_template(output, template_name, config):
+    # The 404 page, which no page event reaches: its language switcher names 简体中文.
+    language = HTML_LANG.search(output)
+    return _mark_chinese_unless_chinese(output, language[1]) if language else output
+
+
+def _mark_chinese_unless_chinese(output: str, language: str) -> str:
+    if language.startswith("zh"):
+        return output
+    head, body_tag, body = output.partition("<body")
+    return head + body_tag + mark_chinese(body)
 
 
 @event_priority(-110)  # after mkdocs-static-i18n (-100) wrote the merged index

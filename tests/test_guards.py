@@ -169,8 +169,12 @@ def test_built_html_guard_fails_on_broken_html(fixture_site, tmp_path, edit):
     edit(page, "</article>", "<table><tr><th></th><th>B</th></tr></table></article>")
     other = broken / "en/lessons/first/index.html"
     edit(other, "</article>", '<pre><code>--8&lt;-- "first/x.py"</code></pre></article>')
+    edit(other, "</article>", '<p><span class="arithmatex">\\(x^2\\)</span> 缓存 <span lang="zh">块</span>'
+                              '</p><script>"脚本"</script></article>')
     assert built_html(broken) == [
         'en/lessons/first/index.html: leftover snippet marker --8<--',
+        'en/lessons/first/index.html: a formula was not rendered by KaTeX',
+        "en/lessons/first/index.html: Chinese text without lang=zh: ['缓存']",
         'lessons/first/index.html: leftover snippet marker --8<--',
         'lessons/first/index.html: a stray code fence is shown as text',
         'lessons/first/index.html: a table column has an empty header: a screen reader reads'
