@@ -11,13 +11,12 @@ import xml.etree.ElementTree as ET
 from urllib.parse import unquote, urlencode, urlsplit
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from coursekit import ROOT
-from coursekit.browser import link_state, ready, skip_search
+from coursekit.browser import fits, link_state, ready, skip_search
 from coursekit.browser import shown as component_outputs
 from coursekit.components import components
-from coursekit.pages import mkdocs_config, pages
+from coursekit.pages import mkdocs_config
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SITE_URL = mkdocs_config(ROOT).site_url
@@ -82,9 +81,10 @@ CHINESE_WITHOUT_LANG = """() => {
 }"""
 
 
-# Every page of the learning path, and the pages around it, in both languages.
-PAGES = ["", "glossary/", "interview/", PAGE_TYPES["notebook"],
-         *sorted({f"{page.name}/" for page in pages(ROOT) if page.name.startswith("lessons/")})]
+# A page of each kind, in both languages: what the built HTML holds (formulas rendered, Chinese
+# text marked as such, every file a page loads) is checked on every page by coursekit.guards'
+# built_html; here, what scripts do with it (a page load costs most of a second of CPU).
+PAGES = list(PAGE_TYPES.values())
 FORMULA_NOT_RENDERED = ".arithmatex:not(:has(.katex)), .katex-error"
 KATEX_FONT_LOADS = "document.fonts.load('16px KaTeX_Main').then(faces => faces.length > 0, () => false)"
 
@@ -646,17 +646,6 @@ FULL_WIDTH = {
     "request-metrics": ({"requests": "０/１２０/１５０;５０/３００", "p": "９０"},
                         {"requests": "0/120/150;50/300", "p": "90"}, ("ttft", "１，５００", "1500")),
 }
-
-
-def fits(tab, width: int) -> bool:
-    """Whether the page, once a resized window has settled (Material's sidebars move for a
-    moment), is no wider than the window."""
-    try:
-        tab.wait_for_function("width => document.scrollingElement.scrollWidth <= width",
-                              arg=width, timeout=2_000)
-    except PlaywrightTimeout:
-        return False
-    return True
 
 
 @pytest.mark.parametrize("language", ROOTS)
