@@ -239,6 +239,22 @@ def component_mismatches(page, base: str, site: Path, component, contract,
             for where, query, each in shown if each != expected[query]]
 
 
+def component_alone(page, base: str, site: Path, path: str, name: str):
+    """Open the component `name` alone: the bare page (see component_mismatches), cut from the
+    built page at path (e.g. /en/lessons/kv-cache/) and served beside it. Returns
+    open_link(query), which hands the component a fresh link as a page load does, and waits
+    until it has computed. A lesson page load costs several times as much CPU: tests of what
+    a component does with many links take them here, and open the lesson page for its layout."""
+    bare = _bare_page((site / path.strip("/") / "index.html").read_text("utf-8"), name)
+    page.route(f"**{path}{BARE_PAGE_NAME}*", functools.partial(_fulfil, bare))
+    page.goto(f"{base}{path}{BARE_PAGE_NAME}", wait_until="domcontentloaded")
+
+    def open_link(query: str) -> None:
+        page.evaluate("query => openCase(query).then(() => null)", query)
+
+    return open_link
+
+
 # A name no built page has, beside the lesson page, so that the component's relative URLs hold.
 BARE_PAGE_NAME = "component-parity.html"
 # Material hands each page to the scripts that subscribe to document$; the bare page keeps them
@@ -257,14 +273,18 @@ _BARE_PAGE = """<!doctype html><html lang="{language}"><head><meta charset="utf-
     const check = () => root.hasAttribute("data-ready") ? resolve() : setTimeout(check, 5);
     check();
   }});
+  window.openCase = async (query) => {{
+    history.replaceState(null, "", "?" + query);
+    const root = served.cloneNode(true);
+    document.querySelector("[data-component]").replaceWith(root);
+    document$.scripts.forEach((next) => next(document));
+    await ready(root);
+    return root;
+  }};
   window.parityCases = async (queries) => {{
     const shown = [];
     for (const query of queries) {{
-      history.replaceState(null, "", "?" + query);
-      const root = served.cloneNode(true);
-      document.querySelector("[data-component]").replaceWith(root);
-      document$.scripts.forEach((next) => next(document));
-      await ready(root);
+      const root = await openCase(query);
       const alert = root.querySelector('[role="alert"]');
       const unreadable = root.innerText.match(UNREADABLE);
       const still = ({hidden_shown})(root);
