@@ -1,5 +1,6 @@
-"""The KV cache explorer on the lesson page: bad input gets a message in the page's language,
-the settings live in the link, and the time per input change is reported. In Python: weights
+"""The KV cache explorer: bad input gets a message in the page's language (on the explorer
+alone), and on the lesson page the settings live in the link and the time per input change
+is reported. In Python: weights
 that do not fit leave what needs no card, and the parity contract reads a hostile link as the
 page does.
 
@@ -15,7 +16,7 @@ from explorer import Settings, explore, preset_weight_bytes, shown
 from hf_config import read_presets
 
 from coursekit import ROOT
-from coursekit.browser import ready
+from coursekit.browser import component_alone, ready
 from coursekit.code import load
 from coursekit.components import components
 
@@ -94,8 +95,8 @@ def test_time_per_input_change_is_reported(page, site_url, capsys):
 @pytest.mark.parametrize(("language", "message"), [
     ("zh", "层数：请输入 1 到 1,000 之间的整数。"),
     ("en", "Layers: enter a whole number from 1 to 1,000.")])
-def test_bad_input_gets_a_message_in_the_page_language(page, site_url, language, message):
-    open_lesson(page, site_url + LESSON[language])
+def test_bad_input_gets_a_message_in_the_page_language(page, site, site_url, language, message):
+    component_alone(page, site_url, site, LESSON[language], "kv-explorer")("")
     for bad in ("0", "-3", "2.5", "", "1001", "1e300"):
         page.fill('input[name="layers"]', bad)
         assert page.locator(".kv-error").text_content() == message

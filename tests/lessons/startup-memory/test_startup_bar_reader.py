@@ -7,7 +7,7 @@ is what parity.py computes."""
 import pytest
 
 from coursekit import ROOT
-from coursekit.browser import link_state, shown
+from coursekit.browser import component_alone, link_state, shown
 from coursekit.components import components
 
 BAR = components(ROOT)["startup-memory-bar"]
@@ -15,10 +15,12 @@ ROOT_ELEMENT = '[data-component="startup-memory-bar"]'
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
-def test_the_bar_as_a_reader_uses_it(page, course_url, language):
+def test_the_bar_as_a_reader_uses_it(page, site, course_url, language):
+    """On the bar alone (coursekit.browser.component_alone)."""
     contract, labels = BAR.parity(), BAR.labels[language]
     prefix = "/en" if language == "en" else ""
-    page.goto(f"{course_url}{prefix}/lessons/startup-memory/?max_num_seqs=0", wait_until="load")
+    component_alone(page, course_url, site, f"{prefix}/lessons/startup-memory/",
+                    BAR.name)("max_num_seqs=0")
     assert shown(page, BAR.name) == "error"
     error = page.locator(f"{ROOT_ELEMENT} [role=alert]").inner_text()
     assert "max_num_seqs" in error and "1024" in error
