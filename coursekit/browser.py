@@ -141,13 +141,6 @@ def page_showing(site: Path, name: str) -> str | None:
     return None
 
 
-def component_shows(page, url: str, name: str) -> dict[str, str] | str:
-    """What a component's [data-key] elements show once it is data-ready, or "error" when its
-    [role=alert] element shows instead."""
-    page.goto(url, wait_until="domcontentloaded")
-    return shown(page, name)
-
-
 def ready(page, root: str) -> None:
     """Bring a component (root: its CSS selector) into view, where it sets up (the component
     kit's once: within a screen of the view), wait until it has computed (data-ready), and
@@ -187,8 +180,9 @@ HIDDEN_SHOWN = """root => [...root.querySelectorAll('[hidden]')]
 
 
 def shown(page, name: str) -> dict[str, str] | str:
-    """What the component on an open page shows (see component_shows): "error" when it shows
-    its error alone, "error, still showing ..." when what it hid stays on screen."""
+    """What a component on an open page shows, once it is data-ready: what its [data-key]
+    elements show, or "error" when its [role=alert] element shows instead, and "error, still
+    showing ..." when what it hid stays on screen."""
     root = f'[data-component="{name}"]'
     ready(page, root)
     if page.locator(f'{root} [role="alert"]').is_visible():
@@ -207,14 +201,13 @@ def _skip_media(route):
     return route.fallback()  # to a route the test set, or the site
 
 
-def component_mismatches(page, base: str, site: Path, component, contract,
-                         lesson_page: bool = True) -> list[str]:
+def component_mismatches(page, base: str, site: Path, component, contract) -> list[str]:
     """Each case of a component's parity contract (coursekit/components.py) where the built
-    page does not show what the lesson's Python computes. The first case is opened on the
-    lesson page itself, in Material (unless lesson_page=False). Then one page holding only the
-    component, as the built page has it (its HTML, script and style), takes every case in
-    turn: the link's query is set and the component's script sets up a fresh copy of its
-    element, as on a page load."""
+    page does not show what the lesson's Python computes. One page holding only the component,
+    as the built page has it (its HTML, script and style), takes every case in turn: the link's
+    query is set and the component's script sets up a fresh copy of its element, as on a page
+    load. (What the lesson page itself shows, in Material, test_components.py reads where it
+    opens each lesson page.)"""
     path = page_showing(site, component.name)
     if path is None:
         return [f"no built page shows the {component.name} component"]
@@ -226,11 +219,9 @@ def component_mismatches(page, base: str, site: Path, component, contract,
     page.route("**/*", _skip_media)
     page.route(f"**{bare_path}*", serve_bare)
     try:
-        shown = [(path, queries[0], component_shows(page, f"{base}{path}?{queries[0]}",
-                                                    component.name))] if lesson_page else []
         page.goto(f"{base}{bare_path}", wait_until="domcontentloaded")
         found = page.evaluate("queries => window.parityCases(queries)", queries)
-        shown += [(bare_path, query, each) for query, each in zip(queries, found)]
+        shown = [(bare_path, query, each) for query, each in zip(queries, found)]
     finally:
         page.unroute(f"**{bare_path}*", serve_bare)
         page.unroute("**/*", _skip_media)
@@ -260,7 +251,7 @@ BARE_PAGE_NAME = "component-parity.html"
 # Material hands each page to the scripts that subscribe to document$; the bare page keeps them
 # and, for each case, hands them a page whose component is a fresh copy of the one it was served
 # with (cloned before its script ran: a copied <script> does not run again). What it reads is
-# what component_shows reads.
+# what shown() reads.
 _BARE_PAGE = """<!doctype html><html lang="{language}"><head><meta charset="utf-8">
 <script>window.document$ = {{scripts: [], subscribe(next) {{ this.scripts.push(next); }}}};</script>
 </head><body>{component}

@@ -16,7 +16,7 @@ import re
 import pytest
 
 from coursekit import ROOT, pages
-from coursekit.browser import component_mismatches, fits, page_showing, ready, skip_search
+from coursekit.browser import component_alone, component_mismatches, fits, page_showing, shown, skip_search
 from coursekit.components import KIT, components, label_problems, read_number, read_whole
 
 CONTRACTS = {name: component for name, component in components(ROOT).items()
@@ -40,9 +40,8 @@ def test_parity_check_catches_a_wrong_formula(page, site, site_url, name):
     # The browser gets the broken script in place of the site's.
     page.route(f"**/assets/components/{name}/script.js", lambda route: route.fulfill(
         body=text.replace(old, new), content_type="text/javascript"))
-    # The bare page runs the same script.js as the lesson page: no need to open that again.
-    assert component_mismatches(page, site_url, site, component, component.parity(),
-                                lesson_page=False), "the check missed it"
+    assert component_mismatches(page, site_url, site, component, component.parity()), \
+        "the check missed it"
 
 
 def test_parity_check_catches_what_an_error_leaves_on_screen(page, site, site_url):
@@ -54,7 +53,7 @@ def test_parity_check_catches_what_an_error_leaves_on_screen(page, site, site_ur
         body=route.fetch().text() + "\n[data-component] [hidden] { display: block !important; }",
         content_type="text/css"))
     mismatches = component_mismatches(page, site_url, site, CONTRACTS[name],
-                                      CONTRACTS[name].parity(), lesson_page=False)
+                                      CONTRACTS[name].parity())
     assert any("still showing" in mismatch for mismatch in mismatches), mismatches
 
 
@@ -106,7 +105,7 @@ def test_the_kit_rounds_as_python_formats(page):
 # The compact layout (issue 27): on a 390x844 phone the components were 1.2 to 3.8 screens
 # tall, their results screens away from the fields that change them. Now each keeps its key
 # results in a .ck-summary (component-kit.css) that stays on screen while the reader edits.
-# Key results per component, and the pages that show them:
+# Key results per component (a component not listed here: its .ck-summary):
 KEY_RESULTS = {
     # KV per token and the full-length sequences that fit, in one sentence.
     "kv-explorer": [".kv-summary"],
@@ -175,22 +174,26 @@ KEY_RESULTS_IN_VIEW = """([root, keys]) => {
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
-def test_components_keep_their_key_results_in_view_while_a_reader_edits(
+def test_lesson_pages_show_what_python_computes_and_keep_key_results_in_view(
         chromium, site, site_url, language):
-    """Each page opens on a phone, then its window widens to a desktop's (one load for both:
-    a lesson page load costs most of a second of CPU)."""
+    """Each lesson page, in Material, shows what Python computes for its component's fence
+    (the parity check takes every other case on the component alone), and keeps its key
+    results in view while a reader edits. Each page opens on a phone, then its window widens
+    to a desktop's (one load for everything: a lesson page load costs most of a second of
+    CPU)."""
     context = chromium.new_context(viewport=SCREENS["phone"])
     tab = context.new_page()
     skip_search(tab)
     tab.set_default_timeout(15_000)
     problems = []
     try:
-        for name, keys in KEY_RESULTS.items():
+        for name in sorted(CONTRACTS):
+            keys = KEY_RESULTS.get(name, [".ck-summary"])
             path = page_showing(site, name).removeprefix("/en")
             tab.set_viewport_size(SCREENS["phone"])
             tab.goto(f"{site_url}{'/en' if language == 'en' else ''}{path}", wait_until="load")
             root = f'[data-component="{name}"]'
-            ready(tab, root)
+            assert shown(tab, name) == CONTRACTS[name].parity().expected({}), f"{name} {language}"
             tab.evaluate("document.fonts.ready")
             for screen, viewport in SCREENS.items():
                 tab.set_viewport_size(viewport)
@@ -230,9 +233,8 @@ def test_the_spec_stepper_in_chinese_takes_its_separators_from_labels_yml(page, 
     invalid values with “、”, as labels.yml gives them for each language."""
     path = page_showing(site, "spec-decode-steps").removeprefix("/en")
     root = '[data-component="spec-decode-steps"]'
-    page.goto(f"{site_url}{path}?task=nope&k=0&step=999", wait_until="domcontentloaded")
-    ready(page, root)
+    component_alone(page, site_url, site, path, "spec-decode-steps")("task=nope&k=0&step=999")
     assert page.locator(f'{root} [data-key="fallback"]').text_content() == "task、k、step"
-    shown = page.locator(root).inner_text()
-    assert "这一步产出的 token：" in shown
-    assert re.findall(f".{{8}}{ASCII_AFTER_CHINESE}", shown) == []
+    text = page.locator(root).inner_text()
+    assert "这一步产出的 token：" in text
+    assert re.findall(f".{{8}}{ASCII_AFTER_CHINESE}", text) == []

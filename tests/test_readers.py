@@ -702,7 +702,7 @@ def fill_in(text: str, **values) -> str:
 def test_block_table_reads_its_gauge_marks_its_fields_and_names_what_it_drops(
         tabs, course_url, language):
     """On a phone, where the notes it adds have the least room (the page at a desktop's width:
-    test_components_keep_their_key_results_in_view_while_a_reader_edits)."""
+    test_lesson_pages_show_what_python_computes_and_keep_key_results_in_view)."""
     width = WIDTHS["phone"]
     tab = tabs(width=width)
     labels = BLOCK_TABLE.labels[language]
