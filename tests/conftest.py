@@ -93,6 +93,13 @@ def once(tmp_path_factory, name: str, make):
         return json.loads(record.read_text("utf-8"))
 
 
+@pytest.fixture(scope="session")
+def once_per_run(tmp_path_factory):
+    """once_per_run(name, make): once() for the conftest.py of a test folder, which cannot
+    import this one (tests/conformance/conftest.py runs vLLM's side with it)."""
+    return functools.partial(once, tmp_path_factory)
+
+
 def built_once(tmp_path_factory, name: str, root: Path, site: Path,
                in_process: bool = False) -> subprocess.CompletedProcess:
     """mkdocs_build(root, site, in_process), once per test run."""

@@ -1,6 +1,7 @@
 """Run greedy generations with n-gram speculation through vLLM 0.26.0's own Scheduler and
 NgramProposer on the CPU, and print what they did, step by step, as JSON: the other side of
-tests/conformance/test_spec_decode_conformance.py. It runs in the conformance venv.
+tests/conformance/test_spec_decode_conformance.py, which runs it through vllm_side.py, in one
+process with the other drivers. It runs in the conformance venv.
 
 The engine is driven as vllm/v1/engine/core.py: EngineCore.step, then .post_step, drive it
 with n-gram speculation (async scheduling is off for "ngram": VllmConfig.__post_init__):
@@ -188,10 +189,13 @@ def propose(case: dict) -> list[int]:
         case["max_model_len"], case["k"]).tolist()
 
 
+def traces(work: dict) -> dict:
+    return {"runs": [run(w) for w in work["runs"]],
+            "proposals": [propose(c) for c in work["proposals"]]}
+
+
 def main():
-    work = json.load(sys.stdin)
-    json.dump({"runs": [run(w) for w in work["runs"]],
-               "proposals": [propose(c) for c in work["proposals"]]}, sys.stdout)
+    json.dump(traces(json.load(sys.stdin)), sys.stdout)
 
 
 if __name__ == "__main__":

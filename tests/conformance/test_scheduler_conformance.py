@@ -1,34 +1,16 @@
 """Lesson 3's scheduler, on lesson 2's block pool and lesson 5's prefix cache, does what vLLM
 0.26.0's own Scheduler and AsyncScheduler do, step by step: the real classes, imported from the
 pinned wheel in the conformance venv (.venv-vllm, made by .ci/setup) and run on the CPU by
-tests/conformance/vllm_trace.py. Every step of every workload is compared: the tokens scheduled
-per request and their order, who samples, the preemptions in order, who finishes, the running and
-waiting queues, the free blocks, every running request's block table (the block ids), and the
-prefix cache's hits and queries."""
+tests/conformance/vllm_trace.py (the vllm_traces fixture of conftest.py). Every step of every
+workload is compared: the tokens scheduled per request and their order, who samples, the
+preemptions in order, who finishes, the running and waiting queues, the free blocks, every
+running request's block table (the block ids), and the prefix cache's hits and queries."""
 
-import json
-import subprocess
-
-import pytest
 from conformance_workloads import EDGE_CASES, MODES, RANDOM_PER_MODE, as_json, trace, workloads
 
 from coursekit import ROOT
 
-PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
-DRIVER = ROOT / "tests" / "conformance" / "vllm_trace.py"
 WORKLOADS = workloads()
-
-
-@pytest.fixture(scope="module")
-def vllm_traces(tmp_path_factory):
-    if not PYTHON.exists():
-        pytest.fail(f"no conformance venv at {PYTHON.parent.parent}: run .ci/setup (npm test runs"
-                    " it) to install PyTorch's CPU build and the pinned vLLM wheel there")
-    inputs = json.dumps([as_json(*workload) for workload in WORKLOADS.values()])
-    result = subprocess.run([PYTHON, DRIVER], input=inputs, capture_output=True, text=True)
-    if result.returncode:
-        pytest.fail(f"vLLM's scheduler failed to run the workloads:\n{result.stderr[-3000:]}")
-    return dict(zip(WORKLOADS, json.loads(result.stdout)))
 
 
 def first_difference(ours: list[dict], theirs: list[dict]) -> str:

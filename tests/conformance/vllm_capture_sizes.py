@@ -1,5 +1,6 @@
 """The CUDA graph capture sizes vLLM 0.26.0's own config code computes for scheduler
-settings, printed as JSON: the other side of test_capture_sizes_conformance.py.
+settings, printed as JSON: the other side of test_capture_sizes_conformance.py, which runs
+it through vllm_side.py, in one process with the other drivers.
 
 It runs in the conformance venv (.ci/setup: the pinned wheel, PyTorch's CPU build). Each
 setting builds a real VllmConfig of Qwen2.5-7B-Instruct (a local config.json; no weights,
@@ -58,8 +59,12 @@ def capture_sizes(setting: dict) -> list[int]:
     return compilation.cudagraph_capture_sizes
 
 
+def sizes(settings: list[dict]) -> list[list[int]]:
+    return [capture_sizes(setting) for setting in settings]
+
+
 def main():
-    print(json.dumps([capture_sizes(setting) for setting in json.load(sys.stdin)]))
+    print(json.dumps(sizes(json.load(sys.stdin))))
 
 
 if __name__ == "__main__":

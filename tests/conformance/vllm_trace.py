@@ -1,5 +1,6 @@
 """Run workloads through vLLM 0.26.0's own scheduler on the CPU and print what it did, step by
-step, as JSON: the other side of the conformance tests (tests/conformance/).
+step, as JSON: the other side of the conformance tests (tests/conformance/), which run it
+through vllm_side.py, in one process with the other drivers.
 
 It runs in the conformance venv (.ci/setup-vllm-cpu: the pinned wheel, PyTorch's CPU build), not
 in the course's: it is the only code of the course that imports vLLM. Nothing of vLLM is stubbed.
@@ -175,10 +176,13 @@ def run(workload: dict, model: ModelConfig) -> list[dict]:
     return steps
 
 
-def main():
-    workloads = json.load(sys.stdin)
+def traces(workloads: list[dict]) -> list[list[dict]]:
     model = model_config()
-    json.dump([run(w, model) for w in workloads], sys.stdout)
+    return [run(w, model) for w in workloads]
+
+
+def main():
+    json.dump(traces(json.load(sys.stdin)), sys.stdout)
 
 
 if __name__ == "__main__":
