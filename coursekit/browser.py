@@ -170,6 +170,18 @@ def fits(page, width: int) -> bool:
     return True
 
 
+def settle(page) -> None:
+    """Wait until the transitions and finite animations of what the page draws have run: after
+    a resize or a switch of colour scheme, Material fades its colours and navigation in (a
+    contrast audit that reads them half-way fails). What content-visibility skips does not run
+    its transitions until it is drawn; at most two seconds."""
+    page.evaluate("""() => Promise.race([new Promise((done) => setTimeout(done, 2000)),
+      Promise.all(document.getAnimations()
+        .filter((running) => running.effect?.getTiming().iterations !== Infinity
+          && running.effect?.target?.checkVisibility({contentVisibilityAuto: true}))
+        .map((running) => running.finished.catch(() => null)))])""")
+
+
 # What a component hides under its error (the kit's attempt sets hidden on its view when an
 # input is refused) and still shows: a component's own display (.smb .smb-bar{display:flex})
 # is as specific as the kit's .ck [hidden] and came later, so lesson 8's bar and figures stayed

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlencode, urlsplit
 import pytest
 
 from coursekit import ROOT
-from coursekit.browser import component_alone, fits, link_state, ready, skip_search
+from coursekit.browser import component_alone, fits, link_state, ready, settle, skip_search
 from coursekit.browser import shown as component_outputs
 from coursekit.components import components
 from coursekit.pages import mkdocs_config
@@ -312,6 +312,7 @@ def test_home_and_lesson_at_each_width_in_both_schemes(tabs, course_url, languag
                 if scheme != schemes[0]:
                     tab.emulate_media(color_scheme=scheme)
                     tab.wait_for_function(SCHEME_IS, arg=MATERIAL_SCHEME[scheme])
+                settle(tab)
                 shown = tab.evaluate(LAYOUT)
                 assert shown["scheme"] == MATERIAL_SCHEME[scheme], where
                 assert shown["media"] == "(prefers-color-scheme)", f"{where}: not following the system"
