@@ -1,45 +1,47 @@
 """Lesson charts (coursekit/charts.py): every committed SVG shows what its snippet folder's
 charts.py computes now, in each language, and a chart that no longer does is caught."""
 
-import functools
 import shutil
+from pathlib import Path
 
 import pytest
 
 from coursekit import ROOT
-from coursekit.charts import SCHEMES, charts, legend_covers, localized, numbers, plotted, stale, unknown_svgs
+from coursekit.charts import SCHEMES, Chart, charts, legend_covers, localized, numbers, plotted, stale, unknown_svgs
 from coursekit.code import course_imports
 from coursekit.pages import languages
 
 LANGUAGES = languages(ROOT)
 
 
-@functools.cache
-def course_charts():
-    """charts(ROOT), run once per test process: lesson 6's charts.py runs its performance
-    model for seconds."""
-    return charts(ROOT)
+@pytest.fixture(scope="session")
+def course_charts(once_per_run) -> list[Chart]:
+    """charts(ROOT), run once per test run, by the first of pytest-xdist's workers that asks:
+    lesson 6's charts.py runs its performance model for seconds."""
+    found = once_per_run("charts", lambda: [(str(chart.folder), chart.name, chart.spec)
+                                             for chart in charts(ROOT)])
+    return [Chart(Path(folder), name, spec) for folder, name, spec in found]
 
 
-def test_committed_charts_are_not_stale():
-    assert stale(ROOT, LANGUAGES, course_charts()) == []
+def test_committed_charts_are_not_stale(course_charts):
+    assert stale(ROOT, LANGUAGES, course_charts) == []
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
-def test_the_speculation_charts_keep_their_legend_off_the_lines(language):
+def test_the_speculation_charts_keep_their_legend_off_the_lines(course_charts, language):
     """Lesson 7's speed-up chart had its legend on the "no speculation" line. (Lesson 1's
     kv-vs-context and sequences-on-24gb and lesson 3's requests-that-fit still do it.)"""
-    covered = {chart.name: legend_covers(localized(chart, language)) for chart in course_charts()
+    covered = {chart.name: legend_covers(localized(chart, language)) for chart in course_charts
                if chart.folder.name == "speculative-decoding"}
     assert covered and all(lines == [] for lines in covered.values()), covered
 
 
-def test_every_chart_svg_is_drawn_by_a_spec():
-    assert unknown_svgs(ROOT, LANGUAGES, course_charts()) == []
+def test_every_chart_svg_is_drawn_by_a_spec(course_charts):
+    assert unknown_svgs(ROOT, LANGUAGES, course_charts) == []
 
 
-def test_each_language_has_its_own_labels_and_the_same_numbers(site):
-    for chart in course_charts():
+def test_each_language_has_its_own_labels_and_the_same_numbers(course_charts, site):
+    for chart in course_charts:
         svgs = {language: (site / chart.url(language)).read_text("utf-8")
                 for language in LANGUAGES}
         first, *others = LANGUAGES
@@ -49,8 +51,8 @@ def test_each_language_has_its_own_labels_and_the_same_numbers(site):
                 f"{chart.name}: {language} and {first} plot other numbers"
 
 
-def test_each_chart_has_a_dark_drawing_of_the_same_chart(site):
-    for chart in course_charts():
+def test_each_chart_has_a_dark_drawing_of_the_same_chart(course_charts, site):
+    for chart in course_charts:
         for language in LANGUAGES:
             light, dark = ((site / chart.url(language, scheme)).read_text("utf-8")
                            for scheme in ("light", "dark"))
@@ -75,16 +77,22 @@ def charts():
 '''
 
 
-def changed_copy(tmp_path, change: str):
-    """A copy of the first chart's snippet folder, and of those it imports from, whose first
-    chart is changed; the chart."""
-    chart = next(iter(course_charts()), None)
+def changed_copy(course_charts, tmp_path, change: str):
+    """A copy of the first chart's snippet folder, and of those its charts.py imports from
+    (and theirs, whose charts.py run too), whose first chart is changed; the chart."""
+    chart = next(iter(course_charts), None)
     if chart is None:
         pytest.fail("no snippet folder declares a chart: nothing to check")
-    for folder in {chart.folder, *(module.parent for module in
-                                   course_imports(chart.folder / "charts.py"))}:
+    copied, todo = set(), [chart.folder]
+    while todo:
+        folder = todo.pop()
+        if folder in copied:
+            continue
+        copied.add(folder)
         shutil.copytree(folder, tmp_path / "snippets" / folder.name,
                         ignore=shutil.ignore_patterns("__pycache__"))
+        if (folder / "charts.py").is_file():
+            todo += [module.parent for module in course_imports(folder / "charts.py")]
     spec_file = tmp_path / "snippets" / chart.folder.name / "charts.py"
     spec_file.write_text(spec_file.read_text("utf-8") + CHANGE.format(change=change), "utf-8")
     return chart
@@ -96,18 +104,18 @@ def expected_problems(chart, what: str) -> list[str]:
             " run npm run charts" for language in LANGUAGES for scheme in SCHEMES]
 
 
-def test_a_chart_whose_numbers_changed_is_stale(tmp_path):
-    chart = changed_copy(tmp_path, '    spec["series"][0]["y"][0] += 1')
+def test_a_chart_whose_numbers_changed_is_stale(course_charts, tmp_path):
+    chart = changed_copy(course_charts, tmp_path, '    spec["series"][0]["y"][0] += 1')
     assert stale(tmp_path, LANGUAGES) == expected_problems(chart, "plots other numbers than")
 
 
-def test_a_chart_whose_label_changed_is_stale(tmp_path):
-    chart = changed_copy(tmp_path, '    spec["title"] = "A new title"')
+def test_a_chart_whose_label_changed_is_stale(course_charts, tmp_path):
+    chart = changed_copy(course_charts, tmp_path, '    spec["title"] = "A new title"')
     assert stale(tmp_path, LANGUAGES) == expected_problems(chart, "shows other labels than")
 
 
-def test_a_missing_svg_is_reported(tmp_path):
-    chart = changed_copy(tmp_path, "")
+def test_a_missing_svg_is_reported(course_charts, tmp_path):
+    chart = changed_copy(course_charts, tmp_path, "")
     svg = tmp_path / "snippets" / chart.folder.name / "charts" / f"{chart.name}.{LANGUAGES[0]}.svg"
     svg.unlink()
     assert stale(tmp_path, LANGUAGES) == [
@@ -158,12 +166,13 @@ def test_a_bad_spec_names_the_chart_and_the_problem(tmp_path, change, problem):
     assert problem in str(error.value)
 
 
-def test_the_site_finds_the_charts_by_their_drawings_without_running_charts_py(monkeypatch):
+def test_the_site_finds_the_charts_by_their_drawings_without_running_charts_py(course_charts,
+                                                                              monkeypatch):
     """A build shows the drawings; running every charts.py (lesson 6's runs its performance
     model) made each build take 100 s instead of 8."""
     import coursekit.charts
 
-    expected = {(chart.folder, chart.name) for chart in course_charts()}
+    expected = {(chart.folder, chart.name) for chart in course_charts}
 
     def refuse(*_):
         raise AssertionError("the site build ran a charts.py")
