@@ -213,13 +213,15 @@ def _skip_media(route):
     return route.fallback()  # to a route the test set, or the site
 
 
-def component_mismatches(page, base: str, site: Path, component, contract) -> list[str]:
+def component_mismatches(page, base: str, site: Path, component, contract,
+                         first_only: bool = False) -> list[str]:
     """Each case of a component's parity contract (coursekit/components.py) where the built
-    page does not show what the lesson's Python computes. One page holding only the component,
-    as the built page has it (its HTML, script and style), takes every case in turn: the link's
-    query is set and the component's script sets up a fresh copy of its element, as on a page
-    load. (What the lesson page itself shows, in Material, test_components.py reads where it
-    opens each lesson page.)"""
+    page does not show what the lesson's Python computes (with first_only, the cases up to the
+    first batch that has one). One page holding only the component, as the built page has it
+    (its HTML, script and style), takes every case in turn: the link's query is set and the
+    component's script sets up a fresh copy of its element, as on a page load. (What the
+    lesson page itself shows, in Material, test_components.py reads where it opens each lesson
+    page.)"""
     path = page_showing(site, component.name)
     if path is None:
         return [f"no built page shows the {component.name} component"]
@@ -230,16 +232,25 @@ def component_mismatches(page, base: str, site: Path, component, contract) -> li
     serve_bare = functools.partial(_fulfil, bare)
     page.route("**/*", _skip_media)
     page.route(f"**{bare_path}*", serve_bare)
+    expected = {query: contract.expected(state) for query, state in zip(queries, cases)}
+    mismatches = []
     try:
         page.goto(f"{base}{bare_path}", wait_until="domcontentloaded")
-        found = page.evaluate("queries => window.parityCases(queries)", queries)
-        shown = [(bare_path, query, each) for query, each in zip(queries, found)]
+        for start in range(0, len(queries), PARITY_BATCH):
+            batch = queries[start:start + PARITY_BATCH]
+            found = page.evaluate("queries => window.parityCases(queries)", batch)
+            mismatches += [f"{bare_path}?{query}: the page shows {each}, Python computes"
+                           f" {expected[query]}" for query, each in zip(batch, found)
+                           if each != expected[query]]
+            if first_only and mismatches:
+                break
     finally:
         page.unroute(f"**{bare_path}*", serve_bare)
         page.unroute("**/*", _skip_media)
-    expected = {query: contract.expected(state) for query, state in zip(queries, cases)}
-    return [f"{where}?{query}: the page shows {each}, Python computes {expected[query]}"
-            for where, query, each in shown if each != expected[query]]
+    return mismatches
+
+
+PARITY_BATCH = 10  # cases per call into the page
 
 
 def component_alone(page, base: str, site: Path, path: str, name: str):
