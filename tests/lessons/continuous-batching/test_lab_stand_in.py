@@ -95,15 +95,21 @@ def random_lab(seed):
     return Lab("random.py", tuple(requests), budget, rng.randint(1, 4), blocks, 16 * blocks)
 
 
-@pytest.mark.parametrize("seed", range(300))
-def test_it_agrees_with_the_lesson_simulator_on_random_workloads(engine, capsys, seed):
+# 300 seeded workloads, 25 to a test (a test each cost pytest-xdist more than running it). The
+# stand-in keeps no state between runs: each starts its own engine core.
+SEEDS = [range(start, start + 25) for start in range(0, 300, 25)]
+
+
+@pytest.mark.parametrize("seeds", SEEDS, ids=lambda seeds: f"{seeds.start}-{seeds.stop - 1}")
+def test_it_agrees_with_the_lesson_simulator_on_random_workloads(engine, capsys, seeds):
     """Two implementations of the same vLLM rules: the stand-in's and scheduler.py (with
     lab_trace.py's reading of a trace). Chunks, seats, blocks, preemptions, arrivals."""
-    lab = random_lab(seed)
-    steps = lab.steps()
-    logged, text = stand_in_run(engine, capsys, lab)
-    assert logged == iterations(lab, steps, every_step=True), lab
-    assert read_metrics(text) == predict_metrics(lab, steps), lab
+    for seed in seeds:
+        lab = random_lab(seed)
+        steps = lab.steps()
+        logged, text = stand_in_run(engine, capsys, lab)
+        assert logged == iterations(lab, steps, every_step=True), (seed, lab)
+        assert read_metrics(text) == predict_metrics(lab, steps), (seed, lab)
 
 
 def test_it_refuses_to_log_iteration_details_for_the_async_scheduler(engine):
