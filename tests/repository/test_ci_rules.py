@@ -1,5 +1,7 @@
-"""Under CI=true a skipped test fails, except a GPU test; REQUIRE_GPU=1 requires those too."""
+"""Under CI=true a skipped test fails, except a GPU test; REQUIRE_GPU=1 requires those too.
+The GPU job runs the one file that holds GPU tests."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -38,3 +40,19 @@ def test_required_skips_fail(tmp_path, env, failed, skipped):
     counts = {word: int(number) for number, word in
               (part.split()[:2] for part in summary.split(" in ")[0].split(", "))}
     assert (counts.get("failed", 0), counts.get("skipped", 0)) == (failed, skipped), result.stdout
+
+
+GPU_TESTS = "tests/test_gpu_labs.py"
+
+
+def marks_gpu(path) -> bool:
+    """Whether a test file marks something gpu (pytest.mark.gpu in its code, not in a string)."""
+    return any(isinstance(node, ast.Attribute) and node.attr == "gpu"
+               and isinstance(node.value, ast.Attribute) and node.value.attr == "mark"
+               for node in ast.walk(ast.parse(path.read_text("utf-8"))))
+
+
+def test_the_gpu_job_runs_the_one_file_that_holds_gpu_tests():
+    assert sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "tests").rglob("*.py")
+                  if marks_gpu(path)) == [GPU_TESTS]
+    assert f"-m pytest -m gpu {GPU_TESTS} " in (ROOT / ".ci/gpu-job").read_text("utf-8")
