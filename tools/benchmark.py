@@ -1,7 +1,7 @@
 """Measure the course: the test suite as a multiple of one strict build, the full build and the
 build time per page as lessons are added, the rebuild under `mkdocs serve`, what each page
-transfers, each language's search index, and Lighthouse's scores for every lesson when Lighthouse
-is installed.
+transfers, the KV cache explorer's time per input change, each language's search index, and
+Lighthouse's scores for every lesson when Lighthouse is installed.
 
 Run: .venv/bin/python tools/benchmark.py [--runs N] [--no-suite] [--lighthouse-only]
      [--lighthouse-runs N]
@@ -28,7 +28,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from coursekit import ROOT
-from coursekit.browser import CHROMIUM_ARGS, DESKTOP_CHROMIUM, chromium, free_port, serve
+from coursekit.browser import CHROMIUM_ARGS, DESKTOP_CHROMIUM, chromium, free_port, ready, serve
 from coursekit.pages import lessons_in_nav, mkdocs_config
 from coursekit.scaffold import new_lesson
 from coursekit.site import copy_course, mkdocs_build
@@ -108,6 +108,22 @@ def page_transfers(site: Path, compress: bool) -> dict[str, tuple[int, int]]:
             results[path] = (total, len(requests))
             context.close()
     return results
+
+
+def explorer_update_ms(site: Path, changes: int = 15) -> list[float]:
+    """What the KV cache explorer reports (data-last-update-ms) for each change of its sequence
+    length, on lesson 1's English page."""
+    with serve(site) as base, chromium() as browser:
+        page = browser.new_page()
+        page.goto(base + "/en/lessons/kv-cache/", wait_until="load")
+        root = '[data-component="kv-explorer"]'
+        ready(page, root)
+        times = []
+        for value in range(1000, 1000 + changes):
+            page.fill(f'{root} input[name="seq_len"]', str(value))
+            times.append(float(page.eval_on_selector(root, "e => e.dataset.lastUpdateMs")))
+        page.close()
+    return times
 
 
 def suite_seconds() -> float:
@@ -281,6 +297,9 @@ def main():
             print(f"  {path:<32} {size / 1000:7.1f} kB / {gzipped[path][0] / 1000:6.1f} kB"
                   f" in {count:2d} requests")
         print("target: lesson page <= 250 kB gzip on first load")
+        times = explorer_update_ms(Path(site))
+        print(f"KV cache explorer: median {statistics.median(times):.2f} ms, max {max(times):.2f} ms"
+              " per input change")
         print("\n".join(search_index_sizes(Path(site))))
         print("\n".join(lighthouse(Path(site), arguments.lighthouse_runs)))
 

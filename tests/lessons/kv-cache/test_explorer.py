@@ -1,6 +1,6 @@
 """The KV cache explorer: bad input gets a message in the page's language (on the explorer
-alone), and on the lesson page the settings live in the link and the time per input change
-is reported. In Python: weights
+alone), and on the lesson page the settings live in the link (tools/benchmark.py reports its
+time per input change). In Python: weights
 that do not fit leave what needs no card, and the parity contract reads a hostile link as the
 page does.
 
@@ -9,7 +9,6 @@ component's parity.py.
 """
 
 import re
-import statistics
 
 import pytest
 from explorer import Settings, explore, preset_weight_bytes, shown
@@ -78,18 +77,6 @@ def test_most_parity_cases_show_numbers():
     contract = parity()
     cases = contract.cases()
     assert sum(contract.expected(state) == "error" for state in cases) < len(cases) // 4
-
-
-def test_time_per_input_change_is_reported(page, site_url, capsys):
-    # Measured in the page: reported, not asserted.
-    open_lesson(page, site_url + LESSON["en"])
-    times = []
-    for value in range(1000, 1015):
-        page.fill('input[name="seq_len"]', str(value))
-        times.append(float(page.eval_on_selector(ROOT_SELECTOR, "e => e.dataset.lastUpdateMs")))
-    with capsys.disabled():
-        print(f"\nKV explorer: median {statistics.median(times):.2f} ms,"
-              f" max {max(times):.2f} ms per input change")
 
 
 @pytest.mark.parametrize(("language", "message"), [
