@@ -137,31 +137,6 @@ def test_chinese_pages_name_chinese_fonts_after_the_latin_ones(tabs, course_url)
     assert not any(name in fonts["en"] for name in CHINESE_FONTS), fonts
 
 
-# Chinese arrives from an input method as text plus a final key press (committing the
-# candidate); typing the text and pressing End does the same.
-@pytest.mark.parametrize(("language", "queries"), [
-    ("en", ["memory", "concurrency", "block"]), ("zh", ["显存", "并发", "KV"]),
-])
-def test_search_stays_in_the_page_language(tabs, course_url, language, queries):
-    tab = tabs(search="built")
-    tab.goto(url(course_url, language, "home"), wait_until="load")  # the lightest page
-    results = ".md-search-result__item > a"
-    for query in queries:
-        # An empty query empties the list, so the next results are this query's.
-        tab.fill("input.md-search__input", "")
-        tab.wait_for_selector(results, state="detached")
-        tab.fill("input.md-search__input", query)
-        tab.keyboard.press("End")
-        tab.wait_for_selector(results)
-        links = tab.locator(results).evaluate_all("as => as.map(a => a.href)")
-        english = course_url + ROOTS["en"]
-        wrong = [link for link in links if link.startswith(english) != (language == "en")]
-        assert links and wrong == [], f"{query}: results in the other language: {wrong}"
-        lesson = url(course_url, language, "lesson")
-        assert lesson in [link.split("?")[0].split("#")[0] for link in links], f"{query}: {links}"
-    assert tab.failed == [] and tab.off_site == []
-
-
 def test_each_language_has_its_own_search_index(site):
     indexes = {language: json.loads((site / ROOTS[language].lstrip("/") / "search"
                                      / "search_index.json").read_text("utf-8"))

@@ -1,5 +1,6 @@
 """Search as readers type it (issue 27): a Chinese word matches as a word, not as its first
-character, and the page a result opens highlights that word; English still finds its pages."""
+character, and the page a result opens highlights that word; English still finds its pages;
+each language's page finds pages of its own language."""
 
 from urllib.parse import parse_qs, urlsplit
 
@@ -56,6 +57,11 @@ def test_a_word_finds_its_lesson_first_and_matches_as_a_word(tab, course_url, la
         first, _ = results[0]
         if urlsplit(first).path != urlsplit(course_url).path + ROOTS[language] + f"lessons/{lesson}/":
             problems.append(f"{query}: first of {[href for href, _ in results]}")
+        # Every result is a page of the page's language (each language has its own index).
+        english = course_url + ROOTS["en"]
+        wrong = [href for href, _ in results if href.startswith(english) != (language == "en")]
+        if wrong:
+            problems.append(f"{query}: results in the other language: {wrong}")
         # Each result is found by the query's words, none by a word that only shares a character.
         for href, marks in results:
             stray = [mark for mark in marks if not any(word in mark.lower() for word in words)]

@@ -92,9 +92,3 @@ def test_a_page_downloads_the_index_when_search_opens(tab, course_url, language)
     first.wait_for()
     assert urlsplit(first.get_attribute("href")).path == base + f"lessons/{lesson}/"
     assert tab.index_requests == [base + "search/search_index.json"]
-
-
-def test_a_page_opened_from_a_result_highlights_its_words(tab, course_url):
-    tab.goto(course_url + "/lessons/paged-attention/?h=分页", wait_until="load")
-    tab.locator("article mark").first.wait_for()
-    assert set(tab.locator("article mark").all_text_contents()) == {"分页"}
