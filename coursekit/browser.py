@@ -310,8 +310,9 @@ _BARE_PAGE = """<!doctype html><html lang="{language}"><head><meta charset="utf-
     return shown;
   }};
 </script></body></html>"""
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-         "track", "wbr"}
+# HTML's elements that have no end tag.
+VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                 "source", "track", "wbr"}
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*>")
 
 
@@ -320,7 +321,7 @@ def _bare_page(html: str, name: str) -> str:
     start = html.rindex("<", 0, html.index(f'data-component="{name}"'))
     depth = 0
     for tag in _TAG.finditer(html, start):
-        if tag[2].lower() in _VOID:
+        if tag[2].lower() in VOID_ELEMENTS:
             continue
         depth += -1 if tag[1] else 1
         if depth == 0:

@@ -15,6 +15,7 @@ from urllib.parse import unquote, urljoin, urlparse
 from pytest_examples import find_examples
 
 from coursekit import code, components, gpu_labs, numbers
+from coursekit.browser import VOID_ELEMENTS
 from coursekit.pages import (
     OTHER_LANGUAGES,
     PYTHON,
@@ -221,8 +222,6 @@ class _Html(HTMLParser):
 
     LOADS = {("script", "src"), ("img", "src"), ("link", "href"), ("iframe", "src"),
              ("source", "src"), ("video", "src"), ("audio", "src"), ("object", "data")}
-    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-            "source", "track", "wbr"}
     UNREAD = {"script", "style", "svg", "math"}  # text no screen reader reads as prose
     HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -238,7 +237,7 @@ class _Html(HTMLParser):
         if tag in ("pre", "code"):
             self.depth += 1
         attrs = dict(attrs)
-        if tag not in self.VOID:
+        if tag not in VOID_ELEMENTS:
             self.open.append((tag, attrs.get("lang")))
         for name in ("src", "href", "data", "srcset"):
             if (tag, name) in self.LOADS and attrs.get(name):
@@ -247,10 +246,6 @@ class _Html(HTMLParser):
                 self.loads.append(attrs[name])
         if attrs.get("style"):
             self.loads += re.findall(r"url\(['\"]?([^'\")]+)", attrs["style"])
-
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        self.handle_endtag(tag)
 
     def handle_endtag(self, tag):
         if tag in ("pre", "code") and self.depth:

