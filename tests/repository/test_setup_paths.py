@@ -10,9 +10,9 @@ from coursekit import ROOT
 # manifests, the Python projects, the CI scripts and the workflows.
 SETUP_FILE = re.compile(r"(^|/)([^/]*requirements[^/]*\.(txt|in)|package(-lock)?\.json|pyproject\.toml)$"
                         r"|^\.ci/|^\.github/workflows/")
-# A file URL, a named file or folder under /tmp, /root, /home or /Users, a home folder (~/), or a
+# A file URL or file: path that leaves the clone, a named file or folder under /tmp, /root, /home or /Users, a home folder (~/), or a
 # user cache. ${TMPDIR:-/tmp} and $HOME/.cache name no file: they are where a fresh machine writes.
-MACHINE_PATH = re.compile(r"file:/|(?<![\w.$-])/(tmp|root|home|Users)/[\w.-]|~/|\.cache/")
+MACHINE_PATH = re.compile(r"file:(/|~|\.\.)|(?<![\w.$-])/(tmp|root|home|Users)/[\w.-]|~/|\.cache/")
 
 
 def setup_files() -> list[str]:
@@ -42,5 +42,6 @@ def test_a_lock_line_naming_a_wheel_in_tmp_is_caught():
                  "--find-links /tmp/whl"]:
         assert machine_paths("f", line), line
     for line in ['default_logs="${TMPDIR:-/tmp}/gpu-job-dry-run"', 'venv="${XDG_CACHE_HOME:-$HOME/.cache}/x"',
-                 "# the lock file: hashed", "torch==2.13.0", '"resolved": "https://registry.npmjs.org/x"']:
+                 "# the lock file: hashed", "torch==2.13.0", '"resolved": "https://registry.npmjs.org/x"',
+                 '"x": "file:./vendor/x.tgz"']:
         assert not machine_paths("f", line), line
