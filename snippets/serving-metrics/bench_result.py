@@ -10,8 +10,14 @@ microsecond): TTFT, ITL, the token counts, the throughputs and the peak tokens p
 second come out exact; TPOT and E2EL within TOLERANCE_MS (and the peak concurrency
 exact unless a request ends within that gap of a whole second).
 
+A request counts as vLLM counts it (RequestFuncOutput.success): it succeeded when its first
+chunk arrived, which sets its TTFT, and no error followed. The JSON keeps no success flag, and
+a refused request's error can be empty (response.reason or ""): its TTFT is the default 0.0.
+
 Run: python bench_result.py RESULT.json [ttft:MS tpot:MS e2el:MS]
-     (the SLOs given to --goodput; default: the example file, with this lesson's SLOs)
+     (the SLOs given to --goodput; default: the example file, with this lesson's SLOs. A run
+     made without --goodput saves "request_goodput": null: the goodput those SLOs give is
+     printed on its own line, with nothing to compare it with)
 """
 
 import json
@@ -27,20 +33,24 @@ TOLERANCE_MS = 0.001  # 1 microsecond: TPOT and E2EL are not saved, only rebuilt
 METRICS = ("ttft", "tpot", "itl", "e2el")
 
 
-def requests_of(result: dict) -> list[dict]:
-    """The successful requests' metrics (an error of "" marks a success)."""
+def succeeded(result: dict) -> list[int]:
+    """The indices of the requests that succeeded: no error, and a first chunk (TTFT > 0)
+    (vllm/benchmarks/lib/endpoint_request_func.py: async_request_openai_completions)."""
     missing = [k for k in ("ttfts", "itls", "output_lens", "errors") if k not in result]
     if missing:
         raise ValueError(
             f"the JSON has no {', '.join(missing)}: run vllm bench serve with"
             " --save-result --save-detailed"
         )
+    pairs = enumerate(zip(result["errors"], result["ttfts"]))
+    return [i for i, (error, ttft) in pairs if not error and ttft > 0]
+
+
+def requests_of(result: dict) -> list[dict]:
+    """The successful requests' metrics."""
     requests = []
-    for ttft, itls, n, error in zip(
-        result["ttfts"], result["itls"], result["output_lens"], result["errors"]
-    ):
-        if error:
-            continue
+    for i in succeeded(result):
+        ttft, itls, n = result["ttfts"][i], result["itls"][i], result["output_lens"][i]
         e2el = ttft + sum(itls)
         tpot = (e2el - ttft) / (n - 1) if n > 1 else 0.0
         requests.append(
@@ -64,7 +74,7 @@ def percentiles_in(result: dict) -> list[float]:
 def peaks(result: dict) -> dict:
     """The peak output tokens in a second and the peak requests in flight in a second
     (vllm/benchmarks/serve.py: calculate_metrics), from the token times it keeps."""
-    ok = [i for i, error in enumerate(result["errors"]) if not error]
+    ok = succeeded(result)
     if not ok:
         return {"max_output_tokens_per_s": 0.0, "max_concurrent_requests": 0}
     start = [result["start_times"][i] for i in ok]
@@ -94,7 +104,7 @@ def peaks(result: dict) -> dict:
 def recompute(result: dict, slos: dict | None = None) -> dict:
     """Every metric the JSON reports, recomputed from its per-request data."""
     requests = requests_of(result)
-    ok = [i for i, error in enumerate(result["errors"]) if not error]
+    ok = succeeded(result)
     duration = result["duration"]
     total_in = sum(result["input_lens"][i] for i in ok)
     total_out = sum(result["output_lens"][i] for i in ok)
@@ -122,10 +132,13 @@ def tolerance(key: str) -> float:
 def compare(
     result: dict, slos: dict | None = None
 ) -> list[tuple[str, object, object, bool]]:
-    """(key, reported, recomputed, agrees) for every metric the JSON reports."""
+    """(key, reported, recomputed, agrees) for every metric the JSON reports (a run without
+    --goodput reports its goodput as null: nothing to compare)."""
     rows = []
     for key, value in recompute(result, slos).items():
         reported = result[key]
+        if reported is None:
+            continue
         agrees = abs(reported - value) <= tolerance(key)
         rows.append((key, reported, value, agrees))
     return rows
@@ -158,3 +171,7 @@ if __name__ == "__main__":
         shown = f"{reported:.4f}" if isinstance(reported, float) else reported
         print(f"{key:<26} {shown:>12}  {verdict}")
     print(f"{sum(r[3] for r in rows)} of {len(rows)} metrics agree")
+    if result.get("request_goodput") is None and slos:
+        said = " ".join(f"{name}:{value:g}" for name, value in slos.items())
+        print(f"request_goodput: not in the JSON (a run without --goodput); with {said}:"
+              f" {recompute(result, slos)['request_goodput']:.4f} req/s")
