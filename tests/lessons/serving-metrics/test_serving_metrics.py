@@ -57,3 +57,16 @@ def test_bad_input_is_refused_by_name():
         goodput([], {"itl": 5}, 1.0)
     with pytest.raises(ValueError, match="duration must be more than 0"):
         goodput([], {"ttft": 5}, 0)
+
+
+def test_tpot_divides_by_the_token_count_not_the_chunks():
+    """vllm/benchmarks/serve.py: calculate_metrics divides by the usage's completion_tokens:
+    three chunks carrying 7 tokens (speculative decoding, stream_interval) give TPOT over 6
+    gaps, while the ITLs stay one per chunk."""
+    chunks = [0.5, 0.6, 0.9]
+    by_chunk, by_usage = request_metrics(0.0, chunks), request_metrics(0.0, chunks, output_tokens=7)
+    assert by_chunk["tpot"] == pytest.approx(0.4 / 2) and by_usage["tpot"] == pytest.approx(0.4 / 6)
+    assert by_usage["itls"] == by_chunk["itls"] and by_usage["output_tokens"] == 7
+    for bad in (2, 0, 2.5, True, "7"):
+        with pytest.raises(ValueError, match="output_tokens must be a whole number of at least 3"):
+            request_metrics(0.0, chunks, output_tokens=bad)
