@@ -87,3 +87,25 @@ def test_the_gpu_check_reads_vllms_log_line():
     )
     line = "INFO 12-02 06:00:00 [metrics.py:141] " + log_line(GOOD, seconds=10.0)
     assert checks.LOGGED.findall(line) == [("15", "28")]
+
+
+def test_the_lab_asks_for_greedy_decoding_without_the_models_penalty(monkeypatch):
+    """vllm serve fills a completions request's missing sampling fields from the model's
+    generation_config.json (vllm/entrypoints/openai/completion/protocol.py:
+    CompletionRequest.to_sampling_params): the lab sends temperature 0 and, against Qwen2.5's
+    repetition penalty of 1.05, repetition_penalty 1.0."""
+    import io
+    import json
+    import urllib.request
+
+    import lab_spec_send
+
+    sent = []
+
+    def urlopen(request, timeout):
+        sent.append(json.loads(request.data))
+        return io.BytesIO(b'{"usage": {"prompt_tokens": 3, "completion_tokens": 256}}')
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    lab_spec_send.complete("http://127.0.0.1:8000", "Hello")
+    assert (sent[0]["temperature"], sent[0]["repetition_penalty"]) == (0, 1.0)
