@@ -18,8 +18,8 @@ For each format: vLLM's "Model loading took X GiB" against quant_memory.weight_b
 the dtype the engine computes in, the kernel line vLLM logs on an RTX 4090, the KV
 capacity against lesson 1's calculator for the logged KV memory, and the decode speed
 at concurrency 1 and BATCH against section 3's floors (quant_memory.decode_floor_ms
-for the reads, decode_floor.compute_floor_ms for the 16-bit math), a ceiling no run
-can pass.
+for the reads, decode_floor.compute_floor_ms for the math: 16-bit, or FP8 for fp8's
+linear layers), a ceiling no run can pass.
 """
 
 import math
@@ -262,11 +262,11 @@ def ceiling(fmt: str) -> float:
 
 def batch_floors_ms(fmt: str) -> tuple[float, float]:
     """Section 3's two floors of a decode step of BATCH sequences, in ms: its reads
-    (quant_memory.decode_floor_ms) and its 16-bit math, the same in every format
-    (decode_floor.compute_floor_ms: a W4A16 kernel dequantizes, then multiplies in
-    16-bit)."""
+    (quant_memory.decode_floor_ms) and its math (decode_floor.compute_floor_ms): 16-bit
+    for bf16 and for W4A16, whose kernel dequantizes, then multiplies in 16-bit; fp8's
+    linear layers at the FP8 rate (W8A8 on SM 8.9), its lm_head in 16-bit."""
     reads = decode_floor_ms(PRESET, fmt, BATCH, PROMPT_TOKENS + 1 + DECODE_TOKENS)
-    return reads, compute_floor_ms(BATCH)
+    return reads, compute_floor_ms(BATCH, fmt)
 
 
 def batch_ceiling(fmt: str) -> float:
@@ -401,13 +401,14 @@ def print_predictions() -> None:
         )
     print(f"awq's ceiling is {ceiling('awq-int4-g128') / ceiling('bf16'):.2f}x bf16's")
     print(f"at concurrency {BATCH}, the floors of a step in milliseconds:")
-    print("format  reads  16-bit math  ceiling tokens/s")
+    print("format  reads   math  ceiling tokens/s")
     for name, variant in VARIANTS.items():
         reads, math_ms = batch_floors_ms(variant.fmt)
         ceiling_batch = batch_ceiling(variant.fmt)
-        print(f"{name:<6} {reads:>6.2f} {math_ms:>12.2f} {ceiling_batch:>17,.0f}")
-    ratio = batch_ceiling("awq-int4-g128") / batch_ceiling("bf16")
-    print(f"awq's ceiling at concurrency {BATCH} is {ratio:.2f}x bf16's")
+        print(f"{name:<6} {reads:>6.2f} {math_ms:>6.2f} {ceiling_batch:>17,.0f}")
+    for fmt in ("awq-int4-g128", "fp8"):
+        ratio = batch_ceiling(fmt) / batch_ceiling("bf16")
+        print(f"{fmt.split('-')[0]}'s ceiling at concurrency {BATCH} is {ratio:.2f}x bf16's")
     model = read_presets()[PRESET].model
     per_block = 16 * bytes_per_token(model)  # lesson 1: K and V, every layer
     print(

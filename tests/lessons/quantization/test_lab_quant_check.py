@@ -137,21 +137,31 @@ def test_a_run_as_predicted_matches(lines, name):
     assert "80% of the ceiling" in rows["decode at concurrency 256"]
 
 
-def test_at_concurrency_256_every_format_is_bound_by_the_same_16_bit_math():
+def test_at_concurrency_256_every_format_is_bound_by_its_math():
     """Section 3's floors of a step of 256 sequences: the reads of each format
-    (quant_memory.decode_floor_ms) and the 16-bit math (decode_floor.compute_floor_ms),
-    the longer of which sets the ceiling: the math, in every format, so AWQ's ceiling is
-    BF16's (1.00x), where at concurrency 1 it is 3.15x."""
-    from decode_floor import compute_floor_ms
+    (quant_memory.decode_floor_ms) and its math (decode_floor.compute_floor_ms), the longer
+    of which sets the ceiling: the math, in every format. BF16, AWQ and GPTQ multiply in
+    16-bit, so AWQ's ceiling is BF16's (1.00x), where at concurrency 1 it is 3.15x. FP8 is
+    W8A8 on SM 8.9: its linear layers at the FP8 rate, twice BF16's, and lm_head (an
+    embedding-shaped matrix, not a LinearBase) in 16-bit."""
+    from decode_batch import PEAK_BF16
+    from decode_floor import CONFIG, PEAK_FP8, compute_floor_ms
+    from model_weights import count
     from quant_memory import decode_floor_ms
 
     assert BATCH == 256
     for variant in VARIANTS.values():
         reads, math_ms = batch_floors_ms(variant.fmt)
         assert reads == decode_floor_ms(PRESET, variant.fmt, 256, 16 + 1 + 128)
-        assert math_ms == compute_floor_ms(256) > reads
+        assert math_ms == compute_floor_ms(256, variant.fmt) > reads
         assert batch_ceiling(variant.fmt) == 256 * 1000 / math_ms
+    linear = 2 * count(CONFIG).linear * 256
+    lm_head = 2 * CONFIG["vocab_size"] * CONFIG["hidden_size"] * 256
+    assert compute_floor_ms(256, "fp8") == pytest.approx((linear / PEAK_FP8 + lm_head / PEAK_BF16) * 1000)
+    assert compute_floor_ms(256, "awq-int4-g128") == compute_floor_ms(256) == pytest.approx(
+        (linear + lm_head) / PEAK_BF16 * 1000)
     assert round(batch_ceiling("awq-int4-g128") / batch_ceiling("bf16"), 2) == 1.00
+    assert round(batch_ceiling("fp8") / batch_ceiling("bf16"), 2) == 1.86
     assert round(ceiling("awq-int4-g128") / ceiling("bf16"), 2) == 3.15
     assert read_batch_speed(batch_line(9000.04)) == 9000.0
     with pytest.raises(ValueError, match="no line like 'decode at concurrency 256"):
