@@ -1,13 +1,18 @@
 """Where the performance model's time goes: lesson 3's estimate of a step
 (chunked_prefill.step_seconds) for the steps the lab's workload makes on
-Qwen2.5-7B-Instruct (BF16) on an RTX 4090. Every time printed is an estimate.
+Qwen2.5-7B-Instruct (BF16) on an RTX 4090. Every time printed is an estimate, and only
+for batches the lab's KV cache holds: its 8,192 blocks (--kv-cache-memory-bytes 7 GiB)
+hold MOST_REQUESTS requests at their full length; a larger batch would be preempted
+(lesson 3), so its step is not timed.
 """
 
 from chunked_prefill import step_seconds
-from perf_model import INPUT_LEN, OUTPUT_LEN
+from perf_model import INPUT_LEN, NUM_GPU_BLOCKS, OUTPUT_LEN
 from scheduler import Step
 
 CONTEXT = INPUT_LEN + OUTPUT_LEN // 2  # a decoding request's context, on average
+BLOCKS_PER_REQUEST = -(-(INPUT_LEN + OUTPUT_LEN) // 16)  # blocks of 16 tokens, rounded up
+MOST_REQUESTS = NUM_GPU_BLOCKS // BLOCKS_PER_REQUEST
 
 
 def step(scheduled: dict[str, int], before: dict[str, int]) -> float:
@@ -24,7 +29,11 @@ def decodes(batch: int) -> tuple[dict[str, int], dict[str, int]]:
 if __name__ == "__main__":
     prompt = step({"p": INPUT_LEN}, {"p": 0})
     print(f"prefill of one {INPUT_LEN}-token prompt alone: {prompt * 1000:.1f} ms")
-    for batch in (1, 16, 64, 256):
+    for batch in (1, 16, 64, MOST_REQUESTS, 256):
+        if batch > MOST_REQUESTS:
+            print(f"a decode step, batch {batch:>3}: not reachable: {NUM_GPU_BLOCKS:,} blocks"
+                  f" hold {MOST_REQUESTS} requests of {BLOCKS_PER_REQUEST} blocks")  # fmt: skip
+            continue
         ms = step(*decodes(batch)) * 1000
         print(f"a decode step, batch {batch:>3}: {ms:6.1f} ms,"
               f" {batch / ms * 1000:7.0f} tokens/s")  # fmt: skip

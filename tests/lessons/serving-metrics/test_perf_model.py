@@ -58,3 +58,21 @@ def test_bad_rates_are_refused():
         arrivals(0, 10)
     with pytest.raises(ValueError, match="count must be an integer"):
         arrivals(1.0, 0)
+
+
+def test_step_costs_time_only_batches_the_labs_kv_cache_holds(capsys):
+    """The lab's --kv-cache-memory-bytes 7 GiB is 8,192 blocks of 16 tokens; a request of
+    1,024 + 128 tokens takes 72 of them at its end, so 113 fit at once. step_costs.py times
+    decode steps up to that batch and marks a larger one as not reachable."""
+    import runpy
+
+    import step_costs
+
+    assert perf_model.NUM_GPU_BLOCKS == 8192 and step_costs.BLOCKS_PER_REQUEST == 72
+    assert step_costs.MOST_REQUESTS == 113
+    runpy.run_path(step_costs.__file__, run_name="__main__")
+    lines = [line for line in capsys.readouterr().out.splitlines() if "a decode step, batch" in line]
+    timed = [int(line.split("batch")[1].split(":")[0]) for line in lines if "ms," in line]
+    assert timed and max(timed) == 113
+    assert [line for line in lines if "not reachable" in line] == [
+        "a decode step, batch 256: not reachable: 8,192 blocks hold 113 requests of 72 blocks"]
