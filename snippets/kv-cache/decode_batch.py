@@ -7,6 +7,8 @@ step times, lesson 4's decode floor and the glossary's roofline use them too).
 """
 
 from hf_config import bytes_per_token, read_presets
+from kv_cache_size import GIB
+from kv_capacity import BLOCK_SIZE, GPU_GIB, UTILIZATION, predict
 from model_weights import count
 
 BANDWIDTH = 1008e9  # bytes/s, RTX 4090 memory bandwidth (NVIDIA Ada whitepaper)
@@ -43,6 +45,15 @@ def matmul_flops(config: dict, tokens: int, logits: int) -> int:
     return 2 * count(config).linear * tokens + 2 * lm_head * logits
 
 
+def most_sequences(context: int) -> int:
+    """How many sequences of `context` tokens fit at once: their KV blocks beside the BF16
+    weights in GPU_GIB x UTILIZATION. An upper bound: vLLM also keeps activations and
+    CUDA graphs there (lesson 8 takes them out)."""
+    kv_memory = int(GPU_GIB * GIB * UTILIZATION) - 2 * PARAMETERS
+    blocks = predict(QWEN.model, kv_memory, context).num_blocks
+    return blocks // -(-context // BLOCK_SIZE)
+
+
 def decode_step(batch: int, context: int) -> tuple[int, int, int]:
     """Bytes read, FLOPs of the weight matmuls and FLOPs of attention, in one step of
     `batch` sequences of `context` tokens: one new token and one logits row each."""
@@ -61,10 +72,15 @@ if __name__ == "__main__":
     row = weights_read(table, QWEN.config, 1)  # the table alone, one token
     print(f"embedding table: {table:,} bytes; a step reads a {row:,}-byte row of it")
     print("per sequence (the lm_head matrix of the same size is read whole)")
-    context = 1024  # short enough for the KV of 164 sequences to fit beside the weights
-    print(f"one step, sequences of {context:,} tokens:")
+    context = 1024
+    most = most_sequences(context)
+    print(f"one step, sequences of {context:,} tokens (at most {most} fit beside the weights):")
     print("batch  KV GiB  GB read  weight matmuls  whole step  tokens/s at most")
-    for batch in (1, 16, 64, 164):
+    for batch in (1, 16, 64, most, 164):
+        if batch > most:
+            print(f"{batch:>5}  not reachable: {GPU_GIB} GiB x {UTILIZATION} holds the KV of"
+                  f" {most} sequences of {context:,} tokens")  # fmt: skip
+            continue
         read, weight_flops, attention_flops = decode_step(batch, context)
         kv_gib = batch * context * KV_PER_TOKEN / 1024**3
         weights = read - batch * context * KV_PER_TOKEN

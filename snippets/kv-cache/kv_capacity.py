@@ -12,6 +12,7 @@ from hf_config import bytes_per_token
 from kv_cache_size import GIB, ModelConfig, kv_bytes_per_token
 
 BLOCK_SIZE = 16  # tokens per KV cache block: vLLM 0.26.0's default
+GPU_GIB, UTILIZATION = 24, 0.92  # an RTX 4090 and vLLM's gpu_memory_utilization
 
 # The lab's model: Qwen2.5-7B-Instruct-AWQ keeps the 28 layers, 4 KV heads and
 # head_dim 128 of Qwen2.5-7B-Instruct; kv_cache_dtype="fp8" stores 1 byte per element.

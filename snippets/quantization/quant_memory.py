@@ -12,7 +12,7 @@ from dataclasses import replace
 from decode_batch import BANDWIDTH, weights_read
 from hf_config import bytes_per_token, read_presets
 from kv_cache_size import GIB
-from kv_capacity import predict
+from kv_capacity import GPU_GIB, UTILIZATION, predict
 from model_weights import count, linear_layers
 
 GROUP_SIZE = (
@@ -25,7 +25,6 @@ FORMATS = {
     "awq-int4-g128": "qweight: 4 bits each; scales: fp16 and qzeros: 4 bits per group",
     "gptq-int4-g128": "qweight: 4 bits each; scales: fp16 per group",
 }
-GPU_GIB, UTILIZATION = 24, 0.92  # an RTX 4090 and vLLM's gpu_memory_utilization
 
 
 def layer_bytes(inputs: int, outputs: int, fmt: str) -> int:
