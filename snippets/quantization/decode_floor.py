@@ -8,18 +8,19 @@ from quant_memory import decode_floor_ms, kv_left
 
 NAME, CONTEXT = "Qwen2.5-7B-Instruct", 1024
 CONFIG = read_presets()[NAME].config
-# FLOP/s, RTX 4090 dense FP8 tensor cores, FP32 accumulate: twice the BF16 rate (NVIDIA Ada
-# GPU Architecture whitepaper, appendix: Peak FP8 Tensor TFLOPS with FP32 Accumulate)
+# FLOP/s, RTX 4090 dense FP8 tensor cores, FP32 accumulate: twice the BF16 rate (NVIDIA
+# Ada GPU Architecture whitepaper, appendix: Peak FP8 Tensor TFLOPS with FP32
+# Accumulate)
 PEAK_FP8 = 330.3e12
 
 
 def compute_floor_ms(batch: int, fmt: str = "bf16") -> float:
-    """The step's weight matmuls at the tensor cores' peak: 2 FLOPs per linear weight and
-    sequence, and per lm_head weight and sequence (one logits row each); the embedding
-    gather costs none, attention is left out. bf16, and W4A16 (it dequantizes, then
-    multiplies in 16-bit), at 165.2 TFLOPS. fp8 is W8A8 on SM 8.9 (its kernel,
-    CutlassFP8ScaledMMLinearKernel, quantizes the activations too): its linear layers run
-    at the FP8 rate, while lm_head, not a linear layer, stays 16-bit
+    """The step's weight matmuls at the tensor cores' peak: 2 FLOPs per linear weight
+    and sequence, and per lm_head weight and sequence (one logits row each); the
+    embedding gather costs none, attention is left out. bf16, and W4A16 (it dequantizes,
+    then multiplies in 16-bit), at 165.2 TFLOPS. fp8 is W8A8 on SM 8.9 (its kernel,
+    CutlassFP8ScaledMMLinearKernel, quantizes the activations too): its linear layers
+    run at the FP8 rate, while lm_head, not a linear layer, stays 16-bit
     (vllm/model_executor/layers/quantization/fp8.py: Fp8Config.get_quant_method)."""
     linear = matmul_flops(CONFIG, batch, 0) / (PEAK_FP8 if fmt == "fp8" else PEAK_BF16)
     return (linear + matmul_flops(CONFIG, 0, batch) / PEAK_BF16) * 1000

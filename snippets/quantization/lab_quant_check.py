@@ -14,7 +14,8 @@ batch_speed does the same with BATCH requests at once, which decode together. Th
 quality below measures the perplexity of the model on a fixed text, from vLLM's prompt
 logprobs, twice.
 
-For each format: vLLM's "Model loading took X GiB" against quant_memory.weight_bytes,
+For each format: vLLM's "Model loading took X GiB" against load_memory's parts (the
+weights, the allocator's rounding, RoPE's table, small buffers),
 the dtype the engine computes in, the kernel line vLLM logs on an RTX 4090, the KV
 capacity against lesson 1's calculator for the logged KV memory, and the decode speed
 at concurrency 1 and BATCH against section 3's floors (quant_memory.decode_floor_ms
@@ -33,28 +34,13 @@ from decode_floor import compute_floor_ms
 from hf_config import bytes_per_token, read_presets
 from kv_cache_size import GIB
 from kv_capacity import predict_from_log, read_startup_log
-from model_weights import linear_layers
-from quant_memory import decode_floor_ms, weight_bytes
+from load_memory import LOAD_MAX_SPLIT, NO_LIMIT, loading_parts
+from quant_memory import decode_floor_ms
 
 PRESET = "Qwen2.5-7B-Instruct"
 CONFIG = read_presets()[PRESET].config
 # The log prints the GiB with two decimals (vllm/utils/mem_utils.py: format_gib).
 ROUNDING_GIB = 0.005
-# What loading allocates besides the weights: RoPE's cos/sin cache,
-# max_position_embeddings x head_dim values in the model's 16-bit dtype, 8 MiB here
-# (vllm/model_executor/layers/rotary_embedding/base.py: RotaryEmbeddingBase) ...
-HEAD_DIM = (
-    CONFIG.get("head_dim") or CONFIG["hidden_size"] // CONFIG["num_attention_heads"]
-)
-ROPE_GIB = CONFIG["max_position_embeddings"] * HEAD_DIM * 2 / GIB
-# ... and small things: Marlin's workspace, an int32 per SM for each linear layer (each
-# layer's kernel allocates its own: vllm/model_executor/kernels/linear/mixed_precision/
-# marlin.py: MarlinLinearKernel.process_weights_after_loading), the allocator's rounding
-# of every tensor to 512 bytes; at most this much more (a bound of ours, not vLLM's).
-SMALL_GIB = 0.02
-SMS = 128  # an RTX 4090's streaming multiprocessors (AD102 as sold in the RTX 4090)
-MARLIN_LAYERS = sum(n for _, _, _, n in linear_layers(CONFIG))  # 4 per decoder layer
-MARLIN_WORKSPACE = MARLIN_LAYERS * SMS * 4  # bytes
 # PROMPT's tokens, at most: a step reads the KV of the prompt and output
 PROMPT_TOKENS = 16
 
@@ -242,15 +228,13 @@ def read_batch_speed(text: str) -> float:
     return float(match[1])
 
 
-def loading_range(fmt: str) -> tuple[float, float, float]:
-    """The prediction in GiB, and the range the logged figure may take: the log's
-    rounding below, the rounding plus the RoPE cache and the small things above."""
-    predicted = weight_bytes(PRESET, fmt) / GIB
-    return (
-        predicted,
-        predicted - ROUNDING_GIB,
-        predicted + ROUNDING_GIB + ROPE_GIB + SMALL_GIB,
-    )
+def loading_figures(fmt: str) -> tuple[float, float]:
+    """What "Model loading took" shows, in GiB: as vLLM 0.26.0 counts it (load_memory:
+    max_split_size 20 MiB while loading), and as PyTorch's default allocator would, as
+    older vLLM loaded. The log rounds to 0.01 GiB: within ROUNDING_GIB of either
+    passes."""
+    return tuple(sum(loading_parts(PRESET, fmt, split).values()) / GIB
+                 for split in (LOAD_MAX_SPLIT, NO_LIMIT))  # fmt: skip
 
 
 def ceiling(fmt: str) -> float:
@@ -284,14 +268,15 @@ def compare(
     variant, rows, problems = VARIANTS[name], {}, []
 
     logged = read_loading_gib(log_text)
-    predicted, low, high = loading_range(variant.fmt)
+    predicted, older = loading_figures(variant.fmt)
     rows["Model loading took"] = (
-        f"{logged:.2f} GiB; weights predicted {predicted:.3f} GiB,"
-        f" allowed {low:.3f} to {high:.3f}"
+        f"{logged:.2f} GiB; predicted {predicted:.3f} GiB"
+        f" ({older:.3f} without 0.26.0's split limit)"
     )
-    if not low <= logged <= high:
+    if all(abs(logged - figure) > ROUNDING_GIB + 1e-9 for figure in (predicted, older)):
         problems.append(
-            f"{name}: vLLM loaded {logged} GiB, predicted {low:.3f} to {high:.3f}"
+            f"{name}: vLLM loaded {logged} GiB, predicted {predicted:.3f}"
+            f" ({older:.3f} without 0.26.0's split limit)"
         )
 
     dtype = read_dtype(log_text)
@@ -387,17 +372,16 @@ def versus(bf16_text: str, int4_text: str, int4: str = "awq") -> dict:
 
 
 def print_predictions() -> None:
+    print(f"{PRESET}; 'Model loading took' in GiB, counted by load_memory.py: a run")
     print(
-        f"{PRESET}; tolerance of the loading line: -{ROUNDING_GIB} GiB (rounding),"
-        f" +{ROUNDING_GIB + ROPE_GIB + SMALL_GIB:.4f} GiB"
-        " (rounding, RoPE cache, small buffers)"
+        f"passes within {ROUNDING_GIB} GiB (the log's rounding) of vLLM 0.26.0's figure"
     )
-    print("format  weights GiB  'Model loading took' range  ceiling tokens/s")
+    print("or of older vLLM's, which loaded without a split limit")
+    print("format  vLLM 0.26.0  older vLLM  ceiling tokens/s")
     for name, variant in VARIANTS.items():
-        predicted, low, high = loading_range(variant.fmt)
+        predicted, older = loading_figures(variant.fmt)
         print(
-            f"{name:<6} {predicted:>12.3f}  {low:>12.3f} to {high:.3f} GiB"
-            f" {ceiling(variant.fmt):>17.1f}"
+            f"{name:<6} {predicted:>11.3f} {older:>11.3f} {ceiling(variant.fmt):>17.1f}"
         )
     print(f"awq's ceiling is {ceiling('awq-int4-g128') / ceiling('bf16'):.2f}x bf16's")
     print(f"at concurrency {BATCH}, the floors of a step in milliseconds:")
@@ -408,16 +392,15 @@ def print_predictions() -> None:
         print(f"{name:<6} {reads:>6.2f} {math_ms:>6.2f} {ceiling_batch:>17,.0f}")
     for fmt in ("awq-int4-g128", "fp8"):
         ratio = batch_ceiling(fmt) / batch_ceiling("bf16")
-        print(f"{fmt.split('-')[0]}'s ceiling at concurrency {BATCH} is {ratio:.2f}x bf16's")
+        print(
+            f"{fmt.split('-')[0]}'s ceiling at concurrency {BATCH}"
+            f" is {ratio:.2f}x bf16's"
+        )
     model = read_presets()[PRESET].model
     per_block = 16 * bytes_per_token(model)  # lesson 1: K and V, every layer
     print(
         f"KV cache (auto: 16-bit): {per_block // 1024} KiB per block of 16 tokens,"
         " in every format: the weights' format does not change it"
-    )
-    print(
-        f"Marlin's workspace: {MARLIN_LAYERS} linear layers x {SMS} SMs x 4 bytes"
-        f" = {MARLIN_WORKSPACE:,} bytes"
     )
     for name, variant in VARIANTS.items():
         kernel = variant.kernel_line or "(none: unquantized)"

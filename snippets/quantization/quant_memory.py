@@ -29,13 +29,18 @@ FORMATS = {
 
 def layer_bytes(inputs: int, outputs: int, fmt: str) -> int:
     """One linear layer of inputs x outputs weights, as vLLM holds it after loading."""
+    return sum(layer_tensors(inputs, outputs, fmt))
+
+
+def layer_tensors(inputs: int, outputs: int, fmt: str) -> list[int]:
+    """The bytes of each tensor of one linear layer, as vLLM holds it after loading."""
     if fmt == "bf16":
-        return 2 * inputs * outputs
+        return [2 * inputs * outputs]
     if fmt == "fp8":
         # --quantization fp8 on a 16-bit checkpoint: one scale for the whole tensor
         # (vllm/model_executor/layers/quantization/online/fp8.py:
         # Fp8PerTensorOnlineLinearMethod.process_weights_after_loading).
-        return inputs * outputs + 4
+        return [inputs * outputs, 4]
     if fmt not in ("awq-int4-g128", "gptq-int4-g128"):
         raise ValueError(
             f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}"
@@ -52,8 +57,8 @@ def layer_bytes(inputs: int, outputs: int, fmt: str) -> int:
     # GPTQ's symmetric checkpoints store qzeros and g_idx too, but Marlin drops them
     # without act order (vllm/model_executor/kernels/linear/mixed_precision/marlin.py:
     # MarlinLinearKernel.process_weights_after_loading).
-    zeros = groups * outputs // 2 if fmt == "awq-int4-g128" else 0
-    return packed + scales + zeros
+    zeros = [groups * outputs // 2] if fmt == "awq-int4-g128" else []
+    return [packed, scales, *zeros]
 
 
 def weight_bytes(preset_name: str, fmt: str) -> int:

@@ -80,11 +80,16 @@ def test_a_weight_prediction_that_keeps_gptqs_qzeros_fails(stand_in_vllm, tmp_pa
     about 0.024 GiB, more than the log's rounding."""
     checks = checks_of()
     compare = checks.compare.__globals__
-    original = compare["weight_bytes"]
+    original = compare["loading_parts"]
     linear = 28 * (3584 * (3584 + 2 * 512) + 3584 * 3584 + 3 * 3584 * 18944)
-    monkeypatch.setitem(compare, "weight_bytes", lambda preset, fmt: original(preset, fmt) + (
-        linear // 128 // 2 if fmt == "gptq-int4-g128" else 0))
-    with pytest.raises(AssertionError, match="gptq: vLLM loaded 5.17 GiB, predicted"):
+
+    def with_qzeros(preset, fmt, split):
+        parts = original(preset, fmt, split)
+        return {**parts, "weights": parts["weights"] + (
+            linear // 128 // 2 if fmt == "gptq-int4-g128" else 0)}
+
+    monkeypatch.setitem(compare, "loading_parts", with_qzeros)
+    with pytest.raises(AssertionError, match="gptq: vLLM loaded 5.25 GiB, predicted"):
         checks.CHECKS["lab_gptq.py"](lab_in(FOLDER, tmp_path))
 
 

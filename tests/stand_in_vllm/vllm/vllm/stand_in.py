@@ -114,17 +114,35 @@ def resident_weight_bytes(fmt, layers, hidden, kv_width, intermediate, vocab, gr
     AWQ (4-bit weights, a 16-bit scale and a 4-bit zero point per group of 128); GPTQ
     symmetric without act-order (4-bit weights and a 16-bit scale per group: Marlin drops the
     checkpoint's qzeros and g_idx, process_weights_after_loading)."""
-    linear = linear_weights(layers, hidden, kv_width, intermediate)
-    rest = 2 * sixteen_bit_weights(layers, hidden, kv_width, vocab)
-    if fmt == "bf16":
-        return 2 * linear + rest
-    if fmt == "fp8":
-        return linear + layers * 4 * 4 + rest  # qkv, o, gate_up, down: a float32 scale each
-    if fmt == "awq":
-        return linear // 2 + linear // group * 2 + linear // group // 2 + rest
-    if fmt == "gptq":
-        return linear // 2 + linear // group * 2 + rest
-    raise StandInError(f"the stand-in does not model the weight format {fmt!r}")
+    return sum(resident_tensors(fmt, layers, hidden, kv_width, intermediate, vocab, group))
+
+
+def resident_tensors(fmt, layers, hidden, kv_width, intermediate, vocab, group=128) -> list[int]:
+    """resident_weight_bytes, tensor by tensor: what the caching allocator hands out."""
+    if fmt not in ("bf16", "fp8", "awq", "gptq"):
+        raise StandInError(f"the stand-in does not model the weight format {fmt!r}")
+    sizes = [2 * vocab * hidden] * 2 + [2 * hidden] * (2 * layers + 1)  # embeddings, norms
+    sizes += [2 * (hidden + 2 * kv_width)] * layers  # the fused q, k, v biases
+    shapes = [(hidden, hidden + 2 * kv_width), (hidden, hidden), (hidden, 2 * intermediate),
+              (intermediate, hidden)]  # qkv_proj, o_proj, gate_up_proj, down_proj
+    for inputs, outputs in shapes * layers:
+        weights = inputs * outputs
+        sizes += {"bf16": [2 * weights], "fp8": [weights, 4],
+                  "awq": [weights // 2, weights // group * 2, weights // group // 2],
+                  "gptq": [weights // 2, weights // group * 2]}[fmt]
+    return sizes
+
+
+def allocator_bytes(size: int, max_split: int = 20 << 20) -> int:
+    """What torch.cuda.memory_allocated grows by for a new tensor of `size` bytes
+    (c10/cuda/CUDACachingAllocator.cpp: round_size, get_allocation_size, should_split), with
+    the max_split_size vLLM 0.26.0 sets while loading (gpu_worker.py:
+    Worker._scoped_allocator_max_split)."""
+    rounded = max(512, (size + 511) // 512 * 512)
+    if size <= 1 << 20:
+        return rounded  # the small pool splits its 2 MiB segments
+    segment = 20 << 20 if size < 10 << 20 else (size + (2 << 20) - 1) // (2 << 20) * (2 << 20)
+    return rounded if rounded < max_split and segment - rounded > 1 << 20 else segment
 
 
 def awq_weight_bytes(layers, hidden, kv_width, intermediate, vocab, group=128) -> int:
@@ -345,8 +363,11 @@ def load_weights(arch: Architecture, method: str | None, gpu: Gpu) -> int:
     workspace. The kernel lines are logged as the layers are created."""
     shape = (arch.num_layers, arch.hidden_size, arch.num_kv_heads * arch.head_dim,
              arch.intermediate_size, arch.vocab_size)
-    weights = resident_weight_bytes(method or "bf16", *shape)
-    loaded = weights + arch.max_position_embeddings * arch.head_dim * arch.dtype_bytes
+    tensors = resident_tensors(method or "bf16", *shape)
+    loaded = sum(allocator_bytes(size) for size in tensors)
+    loaded += allocator_bytes(arch.max_position_embeddings * arch.head_dim * arch.dtype_bytes)
+    # set_default_quant_scales: _k/_v/_q/_prob_scale, _k/_v_scale_cpu, q/k/v_range (float32)
+    loaded += arch.num_layers * 9 * allocator_bytes(4)
     if method is not None:
         kernel = linear_kernel(method, gpu)
         if method == "fp8":
@@ -354,7 +375,8 @@ def load_weights(arch: Architecture, method: str | None, gpu: Gpu) -> int:
         else:
             log(f"{method}_kernel", kernel)
         if "Marlin" in kernel:
-            loaded += arch.num_layers * LINEAR_LAYERS_PER_LAYER * MARLIN_WORKSPACE_SMS * 4
+            workspace = allocator_bytes(MARLIN_WORKSPACE_SMS * 4)
+            loaded += arch.num_layers * LINEAR_LAYERS_PER_LAYER * workspace
     return loaded
 
 
