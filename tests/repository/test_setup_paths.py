@@ -10,8 +10,9 @@ from coursekit import ROOT
 # manifests, the Python projects, the CI scripts and the workflows.
 SETUP_FILE = re.compile(r"(^|/)([^/]*requirements[^/]*\.(txt|in)|package(-lock)?\.json|pyproject\.toml)$"
                         r"|^\.ci/|^\.github/workflows/")
-# A file URL or file: path that leaves the clone, a named file or folder under /tmp, /root, /home or /Users, a home folder (~/), or a
-# user cache. ${TMPDIR:-/tmp} and $HOME/.cache name no file: they are where a fresh machine writes.
+# A file URL or file: path that leaves the clone, a named file or folder under /tmp,
+# /root, /home or /Users, a home folder (~/), or a user cache. ${TMPDIR:-/tmp} and
+# $HOME/.cache name no file: they are where a fresh machine writes.
 MACHINE_PATH = re.compile(r"file:(/|~|\.\.)|(?<![\w.$-])/(tmp|root|home|Users)/[\w.-]|~/|\.cache/")
 
 
