@@ -46,9 +46,9 @@ def matmul_flops(config: dict, tokens: int, logits: int) -> int:
 
 
 def most_sequences(context: int) -> int:
-    """How many sequences of `context` tokens fit at once: their KV blocks beside the BF16
-    weights in GPU_GIB x UTILIZATION. An upper bound: vLLM also keeps activations and
-    CUDA graphs there (lesson 8 takes them out)."""
+    """How many sequences of `context` tokens fit at once: their KV blocks beside the
+    BF16 weights in GPU_GIB x UTILIZATION. An upper bound: vLLM also keeps activations
+    and CUDA graphs there (lesson 8 takes them out)."""
     kv_memory = int(GPU_GIB * GIB * UTILIZATION) - 2 * PARAMETERS
     blocks = predict(QWEN.model, kv_memory, context).num_blocks
     return blocks // -(-context // BLOCK_SIZE)
@@ -74,12 +74,13 @@ if __name__ == "__main__":
     print("per sequence (the lm_head matrix of the same size is read whole)")
     context = 1024
     most = most_sequences(context)
-    print(f"one step, sequences of {context:,} tokens (at most {most} fit beside the weights):")
+    print(f"one step, sequences of {context:,} tokens"
+          f" (at most {most} fit beside the weights):")  # fmt: skip
     print("batch  KV GiB  GB read  weight matmuls  whole step  tokens/s at most")
     for batch in (1, 16, 64, most, 164):
         if batch > most:
-            print(f"{batch:>5}  not reachable: {GPU_GIB} GiB x {UTILIZATION} holds the KV of"
-                  f" {most} sequences of {context:,} tokens")  # fmt: skip
+            print(f"{batch:>5}  not reachable: {GPU_GIB} GiB x {UTILIZATION} holds"
+                  f" the KV of {most} sequences of {context:,} tokens")  # fmt: skip
             continue
         read, weight_flops, attention_flops = decode_step(batch, context)
         kv_gib = batch * context * KV_PER_TOKEN / 1024**3

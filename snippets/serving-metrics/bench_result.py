@@ -10,14 +10,15 @@ microsecond): TTFT, ITL, the token counts, the throughputs and the peak tokens p
 second come out exact; TPOT and E2EL within TOLERANCE_MS (and the peak concurrency
 exact unless a request ends within that gap of a whole second).
 
-A request counts as vLLM counts it (RequestFuncOutput.success): it succeeded when its first
-chunk arrived, which sets its TTFT, and no error followed. The JSON keeps no success flag, and
-a refused request's error can be empty (response.reason or ""): its TTFT is the default 0.0.
+A request counts as vLLM counts it (RequestFuncOutput.success): it succeeded when its
+first chunk arrived, which sets its TTFT, and no error followed. The JSON keeps no
+success flag, and a refused request's error can be empty (response.reason or ""): its
+TTFT is the default 0.0.
 
 Run: python bench_result.py RESULT.json [ttft:MS tpot:MS e2el:MS]
-     (the SLOs given to --goodput; default: the example file, with this lesson's SLOs. A run
-     made without --goodput saves "request_goodput": null: the goodput those SLOs give is
-     printed on its own line, with nothing to compare it with)
+     (the SLOs given to --goodput; default: the example file, with this lesson's
+     SLOs. A run made without --goodput saves "request_goodput": null: the goodput
+     those SLOs give is printed on its own line, with nothing to compare it with)
 """
 
 import json
@@ -34,8 +35,9 @@ METRICS = ("ttft", "tpot", "itl", "e2el")
 
 
 def succeeded(result: dict) -> list[int]:
-    """The indices of the requests that succeeded: no error, and a first chunk (TTFT > 0)
-    (vllm/benchmarks/lib/endpoint_request_func.py: async_request_openai_completions)."""
+    """The indices of the requests that succeeded: no error, and a first chunk, which
+    sets a TTFT above 0 (vllm/benchmarks/lib/endpoint_request_func.py:
+    async_request_openai_completions)."""
     missing = [k for k in ("ttfts", "itls", "output_lens", "errors") if k not in result]
     if missing:
         raise ValueError(
@@ -132,8 +134,8 @@ def tolerance(key: str) -> float:
 def compare(
     result: dict, slos: dict | None = None
 ) -> list[tuple[str, object, object, bool]]:
-    """(key, reported, recomputed, agrees) for every metric the JSON reports (a run without
-    --goodput reports its goodput as null: nothing to compare)."""
+    """(key, reported, recomputed, agrees) for every metric the JSON reports (a run
+    without --goodput reports its goodput as null: nothing to compare)."""
     rows = []
     for key, value in recompute(result, slos).items():
         reported = result[key]
@@ -173,5 +175,7 @@ if __name__ == "__main__":
     print(f"{sum(r[3] for r in rows)} of {len(rows)} metrics agree")
     if result.get("request_goodput") is None and slos:
         said = " ".join(f"{name}:{value:g}" for name, value in slos.items())
-        print(f"request_goodput: not in the JSON (a run without --goodput); with {said}:"
-              f" {recompute(result, slos)['request_goodput']:.4f} req/s")
+        print(
+            f"request_goodput: not in the JSON (a run without --goodput); with {said}:"
+            f" {recompute(result, slos)['request_goodput']:.4f} req/s"
+        )

@@ -24,12 +24,15 @@ def _times(name: str, values) -> list[float]:
     return [float(value) for value in values]
 
 
-def request_metrics(sent: float, token_times: list[float], output_tokens: int | None = None) -> dict:
-    """One request's metrics from its send time and the arrival times of its streamed chunks.
-    output_tokens is the usage's completion_tokens, which vLLM divides by: a chunk can carry
-    several tokens (speculative decoding, stream_interval); without it, one token per chunk.
-    TPOT leaves out the first token: (e2el - ttft) / (output_tokens - 1); with one output
-    token it is 0.0, which vLLM counts for goodput but leaves out of the TPOT statistics."""
+def request_metrics(
+    sent: float, token_times: list[float], output_tokens: int | None = None
+) -> dict:
+    """One request's metrics from its send time and the arrival times of its streamed
+    chunks. output_tokens is the usage's completion_tokens, which vLLM divides by: a
+    chunk can carry several tokens (speculative decoding, stream_interval); without it,
+    one token per chunk. TPOT leaves out the first token: (e2el - ttft) divided by
+    output_tokens - 1; with one output token it is 0.0, which vLLM counts for goodput
+    but leaves out of the TPOT statistics."""
     (sent,) = _times("sent", [sent])
     times = _times("token_times", token_times)
     if not times:
@@ -38,8 +41,10 @@ def request_metrics(sent: float, token_times: list[float], output_tokens: int | 
         raise ValueError(f"token times must not come before {sent} or go back in time")
     n = len(times) if output_tokens is None else output_tokens
     if isinstance(n, bool) or not isinstance(n, int) or n < len(times):
-        raise ValueError(f"output_tokens must be a whole number of at least {len(times)},"
-                         f" one per chunk: {output_tokens!r}")
+        raise ValueError(
+            f"output_tokens must be a whole number of at least {len(times)},"
+            f" one per chunk: {output_tokens!r}"
+        )
     ttft = times[0] - sent
     e2el = times[-1] - sent  # latency = most_recent_timestamp - st
     return {

@@ -11,7 +11,9 @@ from perf_model import INPUT_LEN, NUM_GPU_BLOCKS, OUTPUT_LEN
 from scheduler import Step
 
 CONTEXT = INPUT_LEN + OUTPUT_LEN // 2  # a decoding request's context, on average
-BLOCKS_PER_REQUEST = -(-(INPUT_LEN + OUTPUT_LEN) // 16)  # blocks of 16 tokens, rounded up
+BLOCKS_PER_REQUEST = -(
+    -(INPUT_LEN + OUTPUT_LEN) // 16
+)  # blocks of 16 tokens, rounded up
 MOST_REQUESTS = NUM_GPU_BLOCKS // BLOCKS_PER_REQUEST
 
 
@@ -31,8 +33,9 @@ if __name__ == "__main__":
     print(f"prefill of one {INPUT_LEN}-token prompt alone: {prompt * 1000:.1f} ms")
     for batch in (1, 16, 64, MOST_REQUESTS, 256):
         if batch > MOST_REQUESTS:
-            print(f"a decode step, batch {batch:>3}: not reachable: {NUM_GPU_BLOCKS:,} blocks"
-                  f" hold {MOST_REQUESTS} requests of {BLOCKS_PER_REQUEST} blocks")  # fmt: skip
+            print(f"a decode step, batch {batch:>3}: not reachable:"
+                  f" {NUM_GPU_BLOCKS:,} blocks hold {MOST_REQUESTS} requests"
+                  f" of {BLOCKS_PER_REQUEST} blocks")  # fmt: skip
             continue
         ms = step(*decodes(batch)) * 1000
         print(f"a decode step, batch {batch:>3}: {ms:6.1f} ms,"

@@ -23,8 +23,9 @@ def complete(url: str, prompt: str) -> dict:
         "prompt": prompt,
         "max_tokens": MAX_TOKENS,
         "temperature": 0,
-        # vllm serve fills what a request leaves out from the model's generation_config.json
-        # (Qwen2.5: repetition_penalty 1.05), a penalty on the very copying n-gram drafts from.
+        # vllm serve fills what a request leaves out from the model's
+        # generation_config.json (Qwen2.5: repetition_penalty 1.05), a penalty on the
+        # very copying n-gram drafts from.
         "repetition_penalty": 1.0,
         "ignore_eos": True,
     }
