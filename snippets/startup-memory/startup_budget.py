@@ -1,11 +1,20 @@
 """What vLLM 0.26.0 does with the 24 GiB while it starts: the CUDA graph capture sizes
-it derives from the scheduler's limits, the captured size a batch is padded to, and
-the KV cache budget left by the weights, the activation peak and non-torch memory.
+it derives from the scheduler's limits, the graphs its V2 model runner captures for
+them, the graph a step runs on (and the size it is padded to), and the KV cache budget
+left by the weights, the activation peak and non-torch memory.
 
-The capture sizes and the padding are vLLM's own arithmetic, exactly. The parts of the
-budget come from three places: the weights are lesson 4's count (quant_memory.py);
-the activation peak, the non-torch memory, the CUDA context and the CUDA graph pool are
-estimates (ESTIMATE in their names), which the lab replaces by what vLLM measured.
+The capture sizes, the graphs and the dispatch are vLLM's own arithmetic, exactly, for
+what the V2 model runner (the course's model's) does on one GPU, with no LoRA and no
+breakable graphs (VLLM_USE_BREAKABLE_CUDAGRAPH off, its default). cudagraph_mode is the
+mode the runner ends up with: vLLM may lower the one asked for when the attention
+backend cannot run it in a graph (CompilationConfig.resolve_cudagraph_mode_and_sizes),
+which this file does not check. Speculative decoding is modeled as the V2 runner runs it
+(1 + k tokens per decode step); methods that send vLLM to the V1 runner (n-gram, draft
+model) round the sizes differently and dispatch with the V1 runner's dispatcher, which
+this file does not model. The parts of the budget come from three places: the weights
+are lesson 4's count (quant_memory.py); the activation peak, the non-torch memory, the
+CUDA context and the CUDA graph pool are estimates (ESTIMATE in their names), which the
+lab replaces by what vLLM measured.
 """
 
 import math
@@ -18,11 +27,29 @@ from quant_memory import GPU_GIB, weight_bytes
 # vllm/config/vllm.py: VllmConfig._set_cudagraph_sizes
 MAX_CAPTURE = 512  # the largest default capture size
 PERFORMANCE_MODES = ("balanced", "interactivity", "throughput")  # PerformanceMode
+# vllm/config/compilation.py: CUDAGraphMode: (decode_mode(), mixed_mode()); the two
+# tuple modes run decode-only batches on a routine of their own (separate_routine).
+CUDAGRAPH_MODES = {
+    "NONE": ("NONE", "NONE"),
+    "PIECEWISE": ("PIECEWISE", "PIECEWISE"),
+    "FULL": ("FULL", "FULL"),
+    "FULL_DECODE_ONLY": ("FULL", "NONE"),
+    "FULL_AND_PIECEWISE": ("FULL", "PIECEWISE"),  # the default (-O2)
+}
+SEPARATE_ROUTINE = ("FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 # Estimates (not vLLM's arithmetic; the lab measures each one):
 NON_TORCH_ESTIMATE = 0.25 * GIB  # memory outside PyTorch after the snapshot, rough
 CONTEXT_ESTIMATE = 0.5 * GIB  # in use before the snapshot: the CUDA context, rough
 GRAPH_ESTIMATE_PER_GRAPH = 6 * 2**20  # graph pool bytes per captured graph, rough
+
+
+def _check_mode(cudagraph_mode: str) -> None:
+    if cudagraph_mode not in CUDAGRAPH_MODES:
+        raise ValueError(
+            f"cudagraph_mode must be one of {', '.join(CUDAGRAPH_MODES)},"
+            f" got {cudagraph_mode!r}"
+        )
 
 
 def capture_sizes(
@@ -31,10 +58,14 @@ def capture_sizes(
     num_speculative_tokens: int = 0,
     enforce_eager: bool = False,
     performance_mode: str = "balanced",
+    cudagraph_mode: str = "FULL_AND_PIECEWISE",
+    max_cudagraph_capture_size: int | None = None,
+    cudagraph_capture_sizes: list[int] | None = None,
 ) -> list[int]:
     """The batch sizes (in tokens) vLLM captures CUDA graphs for, ascending
-    (vllm/config/vllm.py: VllmConfig._set_cudagraph_sizes, with no sizes given in
-    compilation_config and one GPU)."""
+    (vllm/config/vllm.py: VllmConfig._set_cudagraph_sizes, one GPU).
+    max_cudagraph_capture_size and cudagraph_capture_sizes are the compilation
+    config's two knobs (`-cc.max_cudagraph_capture_size=64`); None: not given."""
     for name, value in (
         ("max_num_seqs", max_num_seqs),
         ("max_num_batched_tokens", max_num_batched_tokens),
@@ -56,15 +87,44 @@ def capture_sizes(
             f"performance_mode must be one of {', '.join(PERFORMANCE_MODES)},"
             f" got {performance_mode!r}"
         )
-    if (
-        enforce_eager
-    ):  # VllmConfig.__post_init__: "Cudagraph is disabled under eager mode"
+    _check_mode(cudagraph_mode)
+    if max_cudagraph_capture_size is not None and (
+        type(max_cudagraph_capture_size) is not int or max_cudagraph_capture_size < 1
+    ):
+        raise ValueError(
+            "max_cudagraph_capture_size must be a positive integer,"
+            f" got {max_cudagraph_capture_size!r}"
+        )
+    if cudagraph_capture_sizes is not None and (
+        not cudagraph_capture_sizes
+        or any(type(size) is not int or size < 1 for size in cudagraph_capture_sizes)
+    ):  # vLLM asserts "should contain at least one element"
+        raise ValueError(
+            "cudagraph_capture_sizes must be a non-empty list of positive integers,"
+            f" got {cudagraph_capture_sizes!r}"
+        )
+    # VllmConfig.__post_init__: "Cudagraph is disabled under eager mode"; with
+    # cudagraph_mode NONE the list is empty too ("no cudagraph in use").
+    if enforce_eager or cudagraph_mode == "NONE":
         return []
     # A decode step of one sequence is 1 + num_speculative_tokens tokens; twice
     # max_num_seqs such steps, at most 512, and never more than a step may hold.
-    decode_query_len = 1 + num_speculative_tokens
-    largest = min(max_num_seqs * decode_query_len * 2, MAX_CAPTURE)
+    largest = max_cudagraph_capture_size
+    if largest is None:
+        decode_query_len = 1 + num_speculative_tokens
+        largest = min(max_num_seqs * decode_query_len * 2, MAX_CAPTURE)
     largest = min(max_num_batched_tokens, largest)
+    if cudagraph_capture_sizes is not None:  # given by hand: only capped by a step
+        sizes = sorted(
+            {s for s in cudagraph_capture_sizes if s <= max_num_batched_tokens}
+        )
+        given, largest_given = max_cudagraph_capture_size, sizes[-1] if sizes else 0
+        if given is not None and given != largest_given:
+            raise ValueError(
+                f"customized max_cudagraph_capture_size(={given}) should be consistent"
+                f" with the max value of cudagraph_capture_sizes(={largest_given})"
+            )
+        return sizes
     if performance_mode == "interactivity":
         sizes = list(range(1, min(largest, 32) + 1))  # every size up to 32
     else:
@@ -78,32 +138,91 @@ def capture_sizes(
     return sorted(set(sizes))
 
 
-def graphs_captured(
-    sizes: list[int], max_num_seqs: int, num_speculative_tokens: int = 0
-) -> tuple[int, int]:
-    """How many graphs the V2 model runner captures with the default cudagraph_mode
-    FULL_AND_PIECEWISE (vllm/v1/worker/gpu/cudagraph_utils.py:
-    CudaGraphManager._init_candidates): one PIECEWISE graph per size, for batches of
-    any shape, and one FULL graph per size a decode step of max_num_seqs sequences
-    can fill (sizes rounded up to whole steps of 1 + num_speculative_tokens tokens)."""
+@dataclass(frozen=True)
+class Graph:
+    """One captured graph (vllm/v1/worker/gpu/cudagraph_utils.py:
+    BatchExecutionDescriptor): its mode, its token count, and what a batch must look
+    like to run on it."""
+
+    mode: str  # "FULL" or "PIECEWISE"
+    num_tokens: int
+    num_reqs: int | None  # most requests it holds; None: any number (PIECEWISE)
+    uniform: int | None  # every request's token count it expects; None: any
+
+
+def graphs_to_capture(
+    sizes: list[int],
+    max_num_seqs: int,
+    num_speculative_tokens: int = 0,
+    cudagraph_mode: str = "FULL_AND_PIECEWISE",
+) -> list[Graph]:
+    """The graphs the V2 model runner captures, in the order its dispatch tries them
+    (vllm/v1/worker/gpu/cudagraph_utils.py: CudaGraphManager._init_candidates). With a
+    separate decode routine, each size rounded up to whole decode steps of
+    1 + num_speculative_tokens tokens gets a FULL graph for uniform decode batches, if
+    max_num_seqs such steps and the largest size hold it; each size gets a graph of the
+    mixed mode: PIECEWISE (any batch) or FULL (at most max_num_seqs requests)."""
+    _check_mode(cudagraph_mode)
+    decode_mode, mixed_mode = CUDAGRAPH_MODES[cudagraph_mode]
+    if not sizes or cudagraph_mode == "NONE":
+        return []
     decode_query_len = 1 + num_speculative_tokens
-    most = max(sizes, default=0)
-    full = {
-        -(-size // decode_query_len) * decode_query_len
-        for size in sizes
-        if -(-size // decode_query_len) * decode_query_len
-        <= min(max_num_seqs * decode_query_len, most)
-    }
-    return len(full), len(sizes)
+    largest = max(
+        sizes
+    )  # max_cudagraph_capture_size, as _set_cudagraph_sizes leaves it
+    graphs = []
+    for size in sorted(sizes):
+        if cudagraph_mode in SEPARATE_ROUTINE and decode_mode == "FULL":
+            rounded = -(-size // decode_query_len) * decode_query_len  # round_up
+            full = Graph("FULL", rounded, rounded // decode_query_len, decode_query_len)
+            if (
+                rounded <= max_num_seqs * decode_query_len
+                and rounded <= largest
+                and full not in graphs
+            ):
+                graphs.append(full)
+        if mixed_mode != "NONE":
+            num_reqs = min(size, max_num_seqs) if mixed_mode == "FULL" else None
+            graphs.append(Graph(mixed_mode, size, num_reqs, None))
+    return graphs
 
 
-def padded_size(num_tokens: int, sizes: list[int]) -> int | None:
-    """The captured size a step of num_tokens tokens runs as: the smallest size that
-    holds it, its extra slots padding; None when no size does (it runs eagerly)
-    (vllm/v1/worker/gpu/cudagraph_utils.py: CudaGraphManager.dispatch)."""
-    if type(num_tokens) is not int or num_tokens < 1:
-        raise ValueError(f"num_tokens must be a positive integer, got {num_tokens!r}")
-    return next((size for size in sorted(sizes) if size >= num_tokens), None)
+def graphs_captured(
+    sizes: list[int],
+    max_num_seqs: int,
+    num_speculative_tokens: int = 0,
+    cudagraph_mode: str = "FULL_AND_PIECEWISE",
+) -> tuple[int, int]:
+    """How many FULL and how many PIECEWISE graphs graphs_to_capture captures."""
+    graphs = graphs_to_capture(
+        sizes, max_num_seqs, num_speculative_tokens, cudagraph_mode
+    )
+    full = sum(graph.mode == "FULL" for graph in graphs)
+    return full, len(graphs) - full
+
+
+def dispatch(query_lens: list[int], graphs: list[Graph]) -> Graph | None:
+    """The graph a step runs on, given each request's token count this step; its extra
+    token slots are padding. None: the step runs eagerly, with no graph and no padding
+    (vllm/v1/worker/gpu/cudagraph_utils.py: CudaGraphManager.dispatch). Only the graphs
+    of the smallest captured token count that holds the step are candidates, first
+    match wins; if none fits (a FULL decode graph and a batch that is not uniform
+    decode), the step runs eagerly even when a larger graph would fit."""
+    if not query_lens or any(type(n) is not int or n < 1 for n in query_lens):
+        raise ValueError(f"query_lens must be positive integers, got {query_lens!r}")
+    num_reqs, num_tokens, longest = len(query_lens), sum(query_lens), max(query_lens)
+    # vllm/v1/worker/gpu/cudagraph_utils.py: get_uniform_token_count
+    uniform = longest if num_tokens == longest * num_reqs else None
+    counts = [graph.num_tokens for graph in graphs if graph.num_tokens >= num_tokens]
+    if not counts:
+        return None
+    for graph in graphs:
+        if graph.num_tokens == min(counts) and (
+            (graph.uniform is None or graph.uniform == uniform)
+            and (graph.num_reqs is None or graph.num_reqs >= num_reqs)
+        ):
+            return graph
+    return None
 
 
 def activation_estimate(
@@ -190,11 +309,19 @@ def qwen_budget(
     max_num_seqs: int = 256,
     max_num_batched_tokens: int = 8192,
     enforce_eager: bool = False,
+    cudagraph_mode: str = "FULL_AND_PIECEWISE",
+    max_cudagraph_capture_size: int | None = None,
 ) -> Budget:
     """The course's baseline, Qwen2.5-7B-Instruct in bf16 on a 24 GiB RTX 4090, with
     LLM()'s defaults there (8,192 tokens and 256 sequences per step)."""
-    sizes = capture_sizes(max_num_seqs, max_num_batched_tokens, 0, enforce_eager)
-    graphs = sum(graphs_captured(sizes, max_num_seqs)) * GRAPH_ESTIMATE_PER_GRAPH
+    sizes = capture_sizes(
+        max_num_seqs,
+        max_num_batched_tokens,
+        enforce_eager=enforce_eager,
+        cudagraph_mode=cudagraph_mode,
+        max_cudagraph_capture_size=max_cudagraph_capture_size,
+    )
+    count = sum(graphs_captured(sizes, max_num_seqs, 0, cudagraph_mode))
     return kv_budget(
         GPU_GIB * GIB,
         gpu_memory_utilization,
@@ -204,7 +331,7 @@ def qwen_budget(
         ),
         int(NON_TORCH_ESTIMATE),
         int(CONTEXT_ESTIMATE),
-        graphs,
+        count * GRAPH_ESTIMATE_PER_GRAPH,
     )
 
 
@@ -212,15 +339,52 @@ def gib(n_bytes: int) -> str:
     return f"{n_bytes / GIB:.2f} GiB"
 
 
+def runs_on(query_lens: list[int], graphs: list[Graph]) -> str:
+    graph = dispatch(query_lens, graphs)
+    if graph is None:
+        return "eager (no graph, no padding)"
+    return f"{graph.mode} graph of {graph.num_tokens}"
+
+
 if __name__ == "__main__":
     sizes = capture_sizes(max_num_seqs=256, max_num_batched_tokens=8192)
+    graphs = graphs_to_capture(sizes, max_num_seqs=256)
     full, piecewise = graphs_captured(sizes, max_num_seqs=256)
     print(f"{len(sizes)} capture sizes: {sizes[:6]} ... {sizes[-3:]}")
     print(f"graphs: {piecewise} PIECEWISE + {full} FULL (decode)")
-    for tokens in (1, 3, 100, 300, 513):
-        size = padded_size(tokens, sizes)
-        runs_as = "eager (no graph)" if size is None else f"the graph of {size}"
-        print(f"a step of {tokens} token{'' if tokens == 1 else 's'} runs as {runs_as}")
+    steps = {  # each request's tokens this step
+        "decode, 1 sequence": [1],
+        "decode, 3 sequences": [1] * 3,
+        "decode, 37 sequences": [1] * 37,
+        "mixed, 3 tokens (1 + 2)": [1, 2],
+        "mixed, 100 tokens": [1] * 10 + [90],
+        "prefill, 300 tokens": [300],
+        "prefill, 513 tokens": [513],
+    }
+    for name, query_lens in steps.items():
+        print(f"  {name:25} -> {runs_on(query_lens, graphs)}")
+    k = 2  # speculative tokens per step, as the V2 runner runs them (EAGLE, MTP)
+    spec_sizes = capture_sizes(256, 8192, num_speculative_tokens=k)
+    spec = graphs_to_capture(spec_sizes, 256, num_speculative_tokens=k)
+    full, piecewise = graphs_captured(spec_sizes, 256, num_speculative_tokens=k)
+    print(f"{k} speculative tokens: {piecewise} PIECEWISE + {full} FULL (decode)")
+    spec_steps = {
+        "decode, 1 sequence (1 + 2)": [1 + k],
+        "mixed, 3 tokens (1 + 2)": [1, 2],
+        "decode, 2 sequences (3 + 3)": [1 + k] * 2,
+        "mixed, 5 tokens (3 + 2)": [1 + k, 2],
+    }
+    for name, query_lens in spec_steps.items():
+        print(f"  {name:27} -> {runs_on(query_lens, spec)}")
+    none = capture_sizes(256, 8192, cudagraph_mode="NONE")
+    print(f"cudagraph_mode NONE: {len(none)} sizes; every step runs eagerly")
+    small = capture_sizes(256, 8192, max_cudagraph_capture_size=64)
+    full, piecewise = graphs_captured(small, 256)
+    graph_bytes = (full + piecewise) * GRAPH_ESTIMATE_PER_GRAPH
+    print(
+        f"max_cudagraph_capture_size=64: {len(small)} sizes, {piecewise} PIECEWISE +"
+        f" {full} FULL, {gib(graph_bytes)} (estimate)"
+    )
     budget = qwen_budget()
     print(f"requested   {gib(budget.requested)}  (0.92 x {gib(budget.total)})")
     print(f"weights     {gib(budget.weights)}")

@@ -1,18 +1,22 @@
 """startup_budget.py: the capture sizes and graph counts on cases worked by hand from
 vllm/config/vllm.py: VllmConfig._set_cudagraph_sizes and
 vllm/v1/worker/gpu/cudagraph_utils.py: CudaGraphManager._init_candidates (the
-conformance tests compare the sizes with vLLM's own code), the padding, the budget."""
+conformance tests compare the sizes with vLLM's own code), the dispatch of a step to a
+graph (CudaGraphManager.dispatch: only the smallest captured token count that holds the
+step is tried), the budget."""
 
 import math
 
 import pytest
 from kv_cache_size import GIB
 from startup_budget import (
+    Graph,
     activation_estimate,
     capture_sizes,
+    dispatch,
     graphs_captured,
+    graphs_to_capture,
     kv_budget,
-    padded_size,
     qwen_budget,
 )
 
@@ -58,11 +62,83 @@ def test_graph_counts():
 
 
 def test_padding():
-    assert [padded_size(n, DEFAULT) for n in (1, 3, 9, 256, 257, 512)] == [
-        1, 4, 16, 256, 272, 512,
+    graphs = graphs_to_capture(DEFAULT, 256)
+    padded = [dispatch([n], graphs).num_tokens for n in (1, 3, 9, 256, 257, 512)]
+    assert padded == [1, 4, 16, 256, 272, 512]
+    assert dispatch([513], graphs) is None
+    assert dispatch([1], []) is None
+
+
+def test_decode_runs_on_full_graphs_and_mixed_steps_on_piecewise():
+    graphs = graphs_to_capture(DEFAULT, 256)
+    assert dispatch([1] * 37, graphs) == Graph("FULL", 40, 40, 1)
+    assert dispatch([1, 2], graphs) == Graph("PIECEWISE", 4, None, None)
+    assert dispatch([4], graphs) == Graph("PIECEWISE", 4, None, None)  # not 1 a request
+    # above max_num_seqs no FULL graph: a step of 300 runs on PIECEWISE
+    assert dispatch([300], graphs) == Graph("PIECEWISE", 304, None, None)
+
+
+def test_speculative_tokens_round_decode_graphs_to_whole_steps():
+    # k = 2: decode steps of 3 tokens a request; FULL graphs of 3, 6, 9, 18, 24, ...
+    sizes = capture_sizes(256, 8192, num_speculative_tokens=2)
+    graphs = graphs_to_capture(sizes, 256, num_speculative_tokens=2)
+    full = [graph.num_tokens for graph in graphs if graph.mode == "FULL"]
+    assert full[:6] == [3, 6, 9, 18, 24, 33] and full[-1] == 498  # 513 > 512 left out
+    assert graphs_captured(sizes, 256, 2) == (49, 51)
+    assert dispatch([3], graphs) == Graph("FULL", 3, 1, 3)  # a lone request, 1 + 2
+    # 1 + 2 tokens of two requests: 3 is a FULL decode graph only, the batch is not
+    # uniform, and dispatch does not go on to the PIECEWISE graph of 4
+    assert dispatch([1, 2], graphs) is None
+    assert dispatch([3, 2], graphs) is None  # 5 -> 6, FULL only
+    assert dispatch([1], graphs) == Graph("PIECEWISE", 1, None, None)
+
+
+@pytest.mark.parametrize(
+    "mode, full, piecewise",
+    [
+        ("FULL_AND_PIECEWISE", 35, 51),
+        ("FULL_DECODE_ONLY", 35, 0),
+        ("PIECEWISE", 0, 51),
+        ("FULL", 51, 0),
+        ("NONE", 0, 0),
+    ],
+)
+def test_cudagraph_modes(mode, full, piecewise):
+    sizes = capture_sizes(256, 8192, cudagraph_mode=mode)
+    assert graphs_captured(sizes, 256, 0, mode) == (full, piecewise)
+
+
+def test_each_mode_dispatches_as_vllm():
+    def runs(mode, query_lens):
+        sizes = capture_sizes(256, 8192, cudagraph_mode=mode)
+        return dispatch(query_lens, graphs_to_capture(sizes, 256, 0, mode))
+
+    assert capture_sizes(256, 8192, cudagraph_mode="NONE") == []
+    assert runs("NONE", [1]) is None  # nothing captured, nothing padded
+    assert runs("FULL_DECODE_ONLY", [1] * 37) == Graph("FULL", 40, 40, 1)
+    assert runs("FULL_DECODE_ONLY", [1, 2]) is None  # mixed: eager
+    assert runs("PIECEWISE", [1] * 37) == Graph("PIECEWISE", 40, None, None)
+    # FULL for every batch: up to min(size, max_num_seqs) requests
+    assert runs("FULL", [1, 2]) == Graph("FULL", 4, 4, None)
+    assert runs("FULL", [1] * 256 + [100]) is None  # 356 tokens, 257 requests > 256
+
+
+def test_the_direct_knobs():
+    assert capture_sizes(256, 8192, max_cudagraph_capture_size=64) == [
+        1, 2, 4, *range(8, 65, 8),
     ]  # fmt: skip
-    assert padded_size(513, DEFAULT) is None
-    assert padded_size(1, []) is None
+    assert capture_sizes(32, 48, max_cudagraph_capture_size=64)[-1] == 48
+    # given by hand: deduplicated, sorted, capped by max_num_batched_tokens only
+    assert capture_sizes(16, 100, cudagraph_capture_sizes=[64, 1, 8, 8, 200]) == [
+        1, 8, 64,
+    ]  # fmt: skip
+    assert capture_sizes(16, 100, cudagraph_capture_sizes=[1, 8], enforce_eager=True) == []
+    with pytest.raises(ValueError, match="consistent"):
+        capture_sizes(
+            256, 8192, max_cudagraph_capture_size=64, cudagraph_capture_sizes=[1, 32]
+        )
+    smaller = qwen_budget(max_cudagraph_capture_size=64)
+    assert smaller.kv == qwen_budget().kv and smaller.graphs < qwen_budget().graphs
 
 
 def test_budget_arithmetic():
@@ -91,7 +167,12 @@ def test_the_activation_estimate_grows_with_the_step():
         (lambda: capture_sizes(256, 8192, -1), "num_speculative_tokens"),
         (lambda: capture_sizes(256, 100), "at least max_num_seqs"),
         (lambda: capture_sizes(256, 8192, performance_mode="fast"), "performance_mode"),
-        (lambda: padded_size(0, DEFAULT), "num_tokens"),
+        (lambda: dispatch([0], []), "query_lens"),
+        (lambda: dispatch([], []), "query_lens"),
+        (lambda: capture_sizes(256, 8192, cudagraph_mode="full"), "cudagraph_mode"),
+        (lambda: graphs_to_capture(DEFAULT, 256, 0, "EAGER"), "cudagraph_mode"),
+        (lambda: capture_sizes(256, 8192, max_cudagraph_capture_size=0), "max_cuda"),
+        (lambda: capture_sizes(256, 8192, cudagraph_capture_sizes=[]), "non-empty"),
         (lambda: kv_budget(GIB, 1.5, 0, 0, 0, 0, 0), "gpu_memory_utilization"),
         (lambda: kv_budget(GIB, 0.9, -1, 0, 0, 0, 0), "weights"),
         (lambda: kv_budget(GIB, 0.9, 0, 0, 0, -1, 0), "context"),
