@@ -10,14 +10,42 @@ bonus_logits_indices): lesson 3's step_seconds counts one row per request, so it
 used here. The n-gram proposer runs on the CPU and costs the GPU nothing in this model;
 a draft model runs k decode steps of its own. Every time printed is an estimate, a lower
 bound of what the GPU must do; the CPU, the kernel launches and the sampler are left
-out."""
+out.
+
+The model holds only for batches whose KV the card holds: rows past KV_BLOCKS are marked
+as not reachable, and the cap is an upper bound (see KV_BLOCKS)."""
 
 from decode_batch import BANDWIDTH, PEAK_BF16, QWEN, matmul_flops, weights_read
 from hf_config import bytes_per_token, read_presets
+from kv_capacity import BLOCK_SIZE
+from lab_tasks import CONCURRENCY, MAX_TOKENS, TASKS
 from model_weights import count
+from quant_memory import kv_left
 from spec_decode import expected_tokens
 
 DRAFT = read_presets()["Qwen2.5-0.5B-Instruct"]  # same tokenizer as the 7B
+
+# The KV budget, an upper bound: what 24 GiB x gpu_memory_utilization 0.92 leaves after
+# the bf16 weights, in blocks of 16 tokens (lesson 4's kv_left). vLLM also takes the
+# profiled activation peak and non-torch memory out of it, and on the V1 model runner,
+# which n-gram and a draft model run on, a CUDA-graph estimate too
+# (vllm/v1/worker/gpu_worker.py: Worker.determine_available_memory): fewer blocks
+# still, which only the lab's start-up log tells.
+KV_BLOCKS = kv_left("Qwen2.5-7B-Instruct", "bf16", 4096).num_blocks
+
+
+def blocks_per_sequence(tokens: int) -> int:
+    """The blocks a sequence of `tokens` tokens holds: ceil(tokens / 16)
+    (vllm/v1/core/single_type_kv_cache_manager.py:
+    SingleTypeKVCacheManager.get_num_blocks_to_allocate)."""
+    if type(tokens) is not int or tokens < 1:
+        raise ValueError(f"tokens must be a positive integer, got {tokens!r}")
+    return -(-tokens // BLOCK_SIZE)
+
+
+def most_sequences(tokens: int, blocks: int = KV_BLOCKS) -> int:
+    """How many sequences of `tokens` tokens each `blocks` blocks hold at once."""
+    return blocks // blocks_per_sequence(tokens)
 
 
 def forward_seconds(preset, batch: int, context: int, new: int) -> float:
@@ -52,6 +80,26 @@ def speedup(a: float, k: int, batch: int, context: int, draft_model: bool) -> fl
     return expected_tokens(a, k) * plain / step_seconds(batch, context, k, draft_model)
 
 
+def table(context: int, k: int, batches) -> list[str]:
+    """The speed-up table's rows: n-gram's speed-up (the draft model's in brackets) at
+    a = 0.5, 0.7 and 0.9, or, past what the KV budget holds, why the row is missing."""
+    cap = most_sequences(context + k + 1)
+    rows = []
+    for batch in batches:
+        if batch > cap:
+            rows.append(
+                f"{batch:>7}  not reachable on one RTX 4090: KV holds at most"
+                f" {cap} sequences"
+            )
+            continue
+        cells = []
+        for a in (0.5, 0.7, 0.9):
+            ngram, draft = (speedup(a, k, batch, context, d) for d in (False, True))
+            cells.append(f"{ngram:.2f} ({draft:.2f})")
+        rows.append(f"{batch:>7}  " + "".join(f"{c:<15}" for c in cells).rstrip())
+    return rows
+
+
 if __name__ == "__main__":
     context, k = 1024, 3
     plain = step_seconds(1, context, 0, False)
@@ -65,14 +113,29 @@ if __name__ == "__main__":
         "0.5B draft, 3 steps + verify:"
         f" {step_seconds(1, context, k, True) * 1000:.2f} ms"
     )
+    cap = most_sequences(context + k + 1)
+    print(
+        f"KV budget (upper bound): 0.92 x 24 GiB less the bf16 weights ="
+        f" {KV_BLOCKS:,} blocks of {BLOCK_SIZE} tokens"
+    )
+    print(
+        f"a verification step holds {context:,} + {k + 1} tokens ="
+        f" {blocks_per_sequence(context + k + 1)} blocks a sequence:"
+        f" at most {cap} sequences"
+    )
     print("speed-up, n-gram (0.5B draft model)")
     print("  batch     a=0.5          a=0.7          a=0.9")
-    for batch in (1, 8, 32, 64, 128, 164):  # 164: lesson 1's most at 1,024 tokens
-        cells = []
-        for a in (0.5, 0.7, 0.9):
-            ngram, draft = (speedup(a, k, batch, context, d) for d in (False, True))
-            cells.append(f"{ngram:.2f} ({draft:.2f})")
-        print(f"{batch:>7}  " + "".join(f"{c:<15}" for c in cells).rstrip())
+    for row in table(context, k, (1, 8, 32, 64, 128, 164)):
+        print(row)
+    # The lab (lab_tasks.py): at most one token per byte of prompt (Qwen2.5's tokenizer
+    # is byte-level BPE), plus the output; --max-num-seqs 32 caps its concurrency.
+    prompt = max(len(text.encode()) for text in TASKS.values())
+    each, n = blocks_per_sequence(prompt + MAX_TOKENS), max(CONCURRENCY)
+    print(
+        f"the lab: {n} requests of at most {prompt:,} + {MAX_TOKENS} tokens,"
+        f" {each} blocks each: {n * each:,} blocks, {n * each / KV_BLOCKS:.0%} of"
+        " the budget"
+    )
 
 
 def predicted_ratio(
