@@ -32,15 +32,12 @@ from pathlib import Path
 
 from decode_floor import compute_floor_ms
 from hf_config import bytes_per_token, read_presets
-from kv_cache_size import GIB
 from kv_capacity import predict_from_log, read_startup_log
-from load_memory import LOAD_MAX_SPLIT, NO_LIMIT, loading_parts
+from load_memory import ROUNDING_GIB, loading_figures, logged_as_counted
 from quant_memory import decode_floor_ms
 
 PRESET = "Qwen2.5-7B-Instruct"
 CONFIG = read_presets()[PRESET].config
-# The log prints the GiB with two decimals (vllm/utils/mem_utils.py: format_gib).
-ROUNDING_GIB = 0.005
 # PROMPT's tokens, at most: a step reads the KV of the prompt and output
 PROMPT_TOKENS = 16
 
@@ -228,15 +225,6 @@ def read_batch_speed(text: str) -> float:
     return float(match[1])
 
 
-def loading_figures(fmt: str) -> tuple[float, float]:
-    """What "Model loading took" shows, in GiB: as vLLM 0.26.0 counts it (load_memory:
-    max_split_size 20 MiB while loading), and as PyTorch's default allocator would, as
-    older vLLM loaded. The log rounds to 0.01 GiB: within ROUNDING_GIB of either
-    passes."""
-    return tuple(sum(loading_parts(PRESET, fmt, split).values()) / GIB
-                 for split in (LOAD_MAX_SPLIT, NO_LIMIT))  # fmt: skip
-
-
 def ceiling(fmt: str) -> float:
     """Tokens/s at concurrency 1 that no run can pass: one step per section 3's floor
     (quant_memory.decode_floor_ms: every weight read once but one row of the embedding
@@ -268,12 +256,12 @@ def compare(
     variant, rows, problems = VARIANTS[name], {}, []
 
     logged = read_loading_gib(log_text)
-    predicted, older = loading_figures(variant.fmt)
+    predicted, older = loading_figures(PRESET, variant.fmt)
     rows["Model loading took"] = (
         f"{logged:.2f} GiB; predicted {predicted:.3f} GiB"
         f" ({older:.3f} without 0.26.0's split limit)"
     )
-    if all(abs(logged - figure) > ROUNDING_GIB + 1e-9 for figure in (predicted, older)):
+    if not logged_as_counted(logged, PRESET, variant.fmt):
         problems.append(
             f"{name}: vLLM loaded {logged} GiB, predicted {predicted:.3f}"
             f" ({older:.3f} without 0.26.0's split limit)"
@@ -379,7 +367,7 @@ def print_predictions() -> None:
     print("or of older vLLM's, which loaded without a split limit")
     print("format  vLLM 0.26.0  older vLLM  ceiling tokens/s")
     for name, variant in VARIANTS.items():
-        predicted, older = loading_figures(variant.fmt)
+        predicted, older = loading_figures(PRESET, variant.fmt)
         print(
             f"{name:<6} {predicted:>11.3f} {older:>11.3f} {ceiling(variant.fmt):>17.1f}"
         )

@@ -29,6 +29,7 @@ from quant_memory import FORMATS, layer_tensors, weight_bytes
 MIB = 1024**2
 NO_LIMIT = None  # PyTorch's default max_split_size
 LOAD_MAX_SPLIT = 20 * MIB
+ROUNDING_GIB = 0.005  # the log prints GiB with two decimals
 SMS = 128  # an RTX 4090's streaming multiprocessors (AD102 as sold in the RTX 4090)
 
 
@@ -82,6 +83,27 @@ def loading_parts(preset_name: str, fmt: str, max_split: int | None) -> dict[str
         "scalars": 9 * layers * allocator_charge(4),
         "marlin": marlin * allocator_charge(SMS * 4),
     }
+
+
+def loaded_bytes(preset_name: str, fmt: str) -> int:
+    """What vLLM 0.26.0's "Model loading took" counts, in bytes: what the KV cache's
+    budget takes off for the weights (vllm/v1/worker/gpu_worker.py:
+    Worker.determine_available_memory)."""
+    return sum(loading_parts(preset_name, fmt, LOAD_MAX_SPLIT).values())
+
+
+def loading_figures(preset_name: str, fmt: str) -> tuple[float, float]:
+    """What "Model loading took" shows, in GiB: as vLLM 0.26.0 counts it, and as
+    PyTorch's default allocator would, as older vLLM loaded."""
+    splits = (LOAD_MAX_SPLIT, NO_LIMIT)
+    return tuple(sum(loading_parts(preset_name, fmt, s).values()) / GIB for s in splits)
+
+
+def logged_as_counted(logged_gib: float, preset_name: str, fmt: str) -> bool:
+    """Whether a logged figure is either of loading_figures, as the log rounds it: to
+    two decimals (vllm/utils/mem_utils.py: format_gib)."""
+    figures = loading_figures(preset_name, fmt)
+    return any(abs(logged_gib - figure) <= ROUNDING_GIB + 1e-9 for figure in figures)
 
 
 if __name__ == "__main__":

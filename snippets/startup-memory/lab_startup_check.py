@@ -13,8 +13,8 @@ What a run is held to:
 - "Available KV cache memory": exactly the share of the card less the weights, the
   activation peak and non-torch memory of vLLM's own summary line (each figure is
   rounded to 2 decimals: 0.02 GiB allowed), with no CUDA graph memory taken off;
-- "Model loading took": the bf16 count of lesson 4 (quant_memory.weight_bytes), from
-  0.005 GiB below (rounding) to WEIGHTS_ABOVE above (RoPE's cos/sin cache, buffers);
+- "Model loading took": lesson 4's count of it (load_memory.logged_as_counted: 0.26.0's
+  figure, or older vLLM's, within the log's rounding);
 - the KV memory against the lesson's estimate (startup_budget.kv_budget with its
   activation and non-torch estimates): within KV_TOLERANCE, on the card's own total;
 - the graph pool: fits in what the share leaves of the memory free at start-up (the
@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from kv_cache_size import GIB
-from quant_memory import weight_bytes
+from load_memory import loaded_bytes, logged_as_counted
 from startup_budget import (
     CONTEXT_ESTIMATE,
     NON_TORCH_ESTIMATE,
@@ -42,7 +42,6 @@ from startup_log import read_startup
 UTILIZATION, TOKENS = 0.92, 8192  # what lab_startup.py sets
 MAX_NUM_SEQS = {"default": 256, "eager": 256, "small": 16}
 ROUNDING = 0.005  # GiB: a logged figure is rounded to 2 decimals
-WEIGHTS_ABOVE = 0.1  # GiB the loaded weights may exceed the count
 KV_TOLERANCE = 0.75  # GiB either side of the estimated KV memory
 TOTAL = re.compile(r"Free memory on device \(([\d.]+)/([\d.]+) GiB\) on startup")
 
@@ -82,14 +81,14 @@ def compare(way: str, log: str, stdout: str) -> tuple[dict, list[str]]:
             f"KV {startup.kv_gib} GiB is not {startup.requested_gib} GiB less the"
             f" summary's parts ({parts:.2f} GiB)"
         )
-    weights = weight_bytes("Qwen2.5-7B-Instruct", "bf16") / GIB
-    if not weights - ROUNDING <= startup.weights_gib <= weights + WEIGHTS_ABOVE:
+    if not logged_as_counted(startup.weights_gib, "Qwen2.5-7B-Instruct", "bf16"):
+        weights = loaded_bytes("Qwen2.5-7B-Instruct", "bf16") / GIB
         problems.append(f"weights {startup.weights_gib} GiB, counted {weights:.2f} GiB")
     free, card = float(total[1]) * GIB, float(total[2]) * GIB
     estimate = kv_budget(
         int(card),
         UTILIZATION,
-        weight_bytes("Qwen2.5-7B-Instruct", "bf16"),
+        loaded_bytes("Qwen2.5-7B-Instruct", "bf16"),
         activation_estimate("Qwen2.5-7B-Instruct", TOKENS, seqs),
         int(NON_TORCH_ESTIMATE),
         int(CONTEXT_ESTIMATE),

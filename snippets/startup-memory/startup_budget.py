@@ -12,17 +12,17 @@ which this file does not check. Speculative decoding is modeled as the V2 runner
 (1 + k tokens per decode step); methods that send vLLM to the V1 runner (n-gram, draft
 model) round the sizes differently and dispatch with the V1 runner's dispatcher, which
 this file does not model. The parts of the budget come from three places: the weights
-are lesson 4's count (quant_memory.py); the activation peak, the non-torch memory, the
-CUDA context and the CUDA graph pool are estimates (ESTIMATE in their names), which the
-lab replaces by what vLLM measured.
-"""
+are what lesson 4 counts vLLM 0.26.0 logs for them (load_memory.loaded_bytes); the
+activation peak, the non-torch memory, the CUDA context and the CUDA graph pool are
+estimates (ESTIMATE in their names), which the lab replaces by what vLLM measured."""
 
 import math
 from dataclasses import dataclass
 
 from hf_config import read_presets
 from kv_cache_size import GIB
-from quant_memory import GPU_GIB, weight_bytes
+from load_memory import loaded_bytes
+from quant_memory import GPU_GIB
 
 # vllm/config/vllm.py: VllmConfig._set_cudagraph_sizes
 MAX_CAPTURE = 512  # the largest default capture size
@@ -325,7 +325,7 @@ def qwen_budget(
     return kv_budget(
         GPU_GIB * GIB,
         gpu_memory_utilization,
-        weight_bytes("Qwen2.5-7B-Instruct", "bf16"),
+        loaded_bytes("Qwen2.5-7B-Instruct", "bf16"),
         activation_estimate(
             "Qwen2.5-7B-Instruct", max_num_batched_tokens, max_num_seqs
         ),

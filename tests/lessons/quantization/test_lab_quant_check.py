@@ -17,13 +17,13 @@ from lab_quant_check import (
     batch_floors_ms,
     ceiling,
     compare,
-    loading_figures,
     read_batch_speed,
     read_kernel_lines,
     read_loading_gib,
     read_speed,
     versus,
 )
+from load_memory import loading_figures
 from quant_memory import weight_bytes
 
 QUANT = "vllm/model_executor/layers/quantization"
@@ -125,7 +125,7 @@ def test_a_run_as_predicted_matches(lines, name):
     floor = ceiling(VARIANTS[name].fmt)
     # what loading allocates, with 0.26.0's allocator setting or PyTorch's default; the
     # log rounds it to 0.01 GiB
-    for allocated in loading_figures(VARIANTS[name].fmt):
+    for allocated in loading_figures(PRESET, VARIANTS[name].fmt):
         text = run_log(lines, name, allocated, 0.8 * floor)
         rows, problems = compare(name, text, text)
         assert problems == [], problems
@@ -178,7 +178,7 @@ def test_versus_reports_the_measured_ratios_next_to_the_floors(lines):
 
 
 def test_the_tolerances_fail_a_figure_just_outside(lines):
-    predicted, older = loading_figures("awq-int4-g128")
+    predicted, older = loading_figures(PRESET, "awq-int4-g128")
     assert predicted - older == pytest.approx(80.5 * 1024**2 / GIB)  # the allocator's rounding
     for loaded in (older - 0.01, predicted + 0.01, (predicted + older) / 2):
         text = run_log(lines, "awq", loaded, 100)
@@ -197,7 +197,7 @@ def test_the_tolerances_fail_a_figure_just_outside(lines):
     assert compare("awq", text, text)[1] == [
         f"awq: {most + 0.1:.1f} tokens/s at concurrency 256, above the ceiling {most:.0f}"]
     # a BF16 run that logged a quantized kernel, and an AWQ run that logged none
-    text = run_log(lines, "awq", loading_figures("bf16")[0], 50, dtype="bfloat16")
+    text = run_log(lines, "awq", loading_figures(PRESET, "bf16")[0], 50, dtype="bfloat16")
     assert compare("bf16", text, text)[1] == [
         "bf16: vLLM logged the kernel lines ['Using MarlinLinearKernel for"
         " AutoAWQMarlinLinearMethod'], the page says []"]
@@ -225,7 +225,7 @@ def test_the_dtype_each_run_computes_in_is_checked(lines):
     assert lines["engine"] == "Initializing a V1 LLM engine (v%s) with config: %s"
     assert {name: v.dtype for name, v in VARIANTS.items()} == {
         "bf16": "bfloat16", "fp8": "bfloat16", "awq": "float16", "gptq": "float16"}
-    predicted = loading_figures("awq-int4-g128")[0]
+    predicted = loading_figures(PRESET, "awq-int4-g128")[0]
     text = run_log(lines, "awq", predicted, 100, dtype="bfloat16")
     assert compare("awq", text, text)[1] == [
         "awq: vLLM computes in bfloat16, the page says float16"]
@@ -243,7 +243,7 @@ def test_the_perplexity_is_reported_and_its_requests_skip_the_prefix_cache(lines
     """A prompt_logprobs request does not read the prefix cache, so the second of the two
     perplexity requests computes every token again: a run that read any from the cache, or
     measured two different token counts, fails; the served twin prints no perplexity."""
-    predicted = loading_figures("awq-int4-g128")[0]
+    predicted = loading_figures(PRESET, "awq-int4-g128")[0]
     text = run_log(lines, "awq", predicted, 100)
     rows, problems = compare("awq", text, text)
     assert problems == []

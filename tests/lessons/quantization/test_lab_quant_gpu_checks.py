@@ -79,8 +79,8 @@ def test_a_weight_prediction_that_keeps_gptqs_qzeros_fails(stand_in_vllm, tmp_pa
     """Marlin drops a symmetric GPTQ checkpoint's qzeros (4 bits per group and output):
     about 0.024 GiB, more than the log's rounding."""
     checks = checks_of()
-    compare = checks.compare.__globals__
-    original = compare["loading_parts"]
+    counted = checks.compare.__globals__["logged_as_counted"].__globals__  # load_memory's
+    original = counted["loading_parts"]
     linear = 28 * (3584 * (3584 + 2 * 512) + 3584 * 3584 + 3 * 3584 * 18944)
 
     def with_qzeros(preset, fmt, split):
@@ -88,7 +88,7 @@ def test_a_weight_prediction_that_keeps_gptqs_qzeros_fails(stand_in_vllm, tmp_pa
         return {**parts, "weights": parts["weights"] + (
             linear // 128 // 2 if fmt == "gptq-int4-g128" else 0)}
 
-    monkeypatch.setitem(compare, "loading_parts", with_qzeros)
+    monkeypatch.setitem(counted, "loading_parts", with_qzeros)
     with pytest.raises(AssertionError, match="gptq: vLLM loaded 5.25 GiB, predicted"):
         checks.CHECKS["lab_gptq.py"](lab_in(FOLDER, tmp_path))
 

@@ -3,7 +3,8 @@ numbers, and each field's limits."""
 
 from hf_config import read_presets
 from kv_cache_size import GIB
-from quant_memory import GPU_GIB, weight_bytes
+from load_memory import loaded_bytes
+from quant_memory import GPU_GIB
 from startup_budget import (
     CONTEXT_ESTIMATE,
     GRAPH_ESTIMATE_PER_GRAPH,
@@ -24,7 +25,7 @@ def data(options: dict) -> dict:
     config = read_presets()[MODEL].config
     return {
         "total": GPU_GIB * GIB,
-        "weights": weight_bytes(MODEL, "bf16"),
+        "weights": loaded_bytes(MODEL, "bf16"),
         "intermediate_size": config["intermediate_size"],
         "vocab_size": config["vocab_size"],
         "non_torch": int(NON_TORCH_ESTIMATE),
