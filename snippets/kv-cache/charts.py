@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from hf_config import bytes_per_token, presets, read_presets
 from kv_cache_size import GIB, ModelConfig
-from kv_capacity import predict
+from kv_capacity import GPU_GIB, UTILIZATION, predict
 from quant_memory import weight_bytes
 
 CONTEXTS = [2**k for k in range(10, 18)]  # 1,024 to 131,072 tokens
@@ -21,8 +21,7 @@ MODELS = [
     "DeepSeek-V3 (MLA)",
 ]
 
-# The second chart: Qwen2.5-7B served by vLLM on one 24 GiB card, activations left out.
-GPU_GIB, UTILIZATION = 24, 0.92
+# The second chart: Qwen2.5-7B served by vLLM on one RTX 4090, activations left out.
 MAX_NUM_SEQS = 256  # vLLM 0.26.0 runs at most 256 sequences at once on this card
 WEIGHTS = {  # format (quant_memory.py): label, and what kv_cache_dtype="auto" is
     "bf16": ({"zh": "BF16 权重", "en": "BF16 weights"}, "BF16"),
@@ -87,9 +86,9 @@ def sequences_on_24gb() -> dict:
             series.append({"label": label, "x": QWEN_CONTEXTS, "y": y})
     return {
         "title": {
-            "zh": "Qwen2.5-7B 在一张 24 GiB 显卡上"
+            "zh": f"Qwen2.5-7B 在一张 RTX 4090（{GPU_GIB} GiB）上"
             "（gpu_memory_utilization 0.92，不计激活）",
-            "en": "Qwen2.5-7B on one 24 GiB card"
+            "en": f"Qwen2.5-7B on one RTX 4090 ({GPU_GIB} GiB)"
             " (gpu_memory_utilization 0.92, activations left out)",
         },
         "x": context_axis(QWEN_CONTEXTS),

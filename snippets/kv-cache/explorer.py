@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from hf_config import MLAConfig, Preset, bytes_per_token, read_presets
 from kv_cache_size import GIB, ModelConfig
-from kv_capacity import predict
+from kv_capacity import GPU_GIB, predict
 from model_weights import LINEAR_BYTES
 from quant_memory import weight_bytes
 
@@ -131,7 +131,7 @@ if __name__ == "__main__":
         qwen.attention_heads,
         seq_len=8192,
         batch=1,
-        gpu_gib=24,
+        gpu_gib=GPU_GIB,
         utilization=0.92,
         weights_bytes=preset_weight_bytes(qwen, "bf16"),
     )

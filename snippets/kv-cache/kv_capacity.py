@@ -12,7 +12,12 @@ from hf_config import bytes_per_token
 from kv_cache_size import GIB, ModelConfig, kv_bytes_per_token
 
 BLOCK_SIZE = 16  # tokens per KV cache block: vLLM 0.26.0's default
-GPU_GIB, UTILIZATION = 24, 0.92  # an RTX 4090 and vLLM's gpu_memory_utilization
+# An RTX 4090's 24 GB as CUDA reports them (cudaMemGetInfo's total, which PyTorch's
+# out-of-memory messages print as "a total capacity of 23.64 GiB"): vLLM takes its share
+# of this (vllm/v1/worker/utils.py: request_memory). It varies a little with the driver
+# and with a display on the card; the lab reads the run's own.
+GPU_GIB = 23.64
+UTILIZATION = 0.92  # vLLM's gpu_memory_utilization
 
 # The lab's model: Qwen2.5-7B-Instruct-AWQ keeps the 28 layers, 4 KV heads and
 # head_dim 128 of Qwen2.5-7B-Instruct; kv_cache_dtype="fp8" stores 1 byte per element.

@@ -1,4 +1,4 @@
-"""KV blocks and full sequences left on 24 GiB after each format's weights, with
+"""KV blocks and full sequences left on an RTX 4090 after each format's weights, with
 lesson 1's calculator (kv_capacity.predict): max_model_len 8192, block_size 16."""
 
 from kv_cache_size import GIB

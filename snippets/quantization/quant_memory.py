@@ -80,7 +80,7 @@ def weight_bytes(preset_name: str, fmt: str) -> int:
 
 def kv_left(preset_name: str, fmt: str, max_model_len: int, kv_bytes: int = 2):
     """lesson 1's prediction (kv_capacity.predict) for the memory the weights leave of
-    24 GiB x 0.92, activations and CUDA graphs left out: an upper bound."""
+    GPU_GIB x 0.92, activations and CUDA graphs left out: an upper bound."""
     if max_model_len <= 0:
         raise ValueError(f"max_model_len must be positive, got {max_model_len}")
     if kv_bytes not in (1, 2):

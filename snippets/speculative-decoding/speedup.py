@@ -17,7 +17,7 @@ as not reachable, and the cap is an upper bound (see KV_BLOCKS)."""
 
 from decode_batch import BANDWIDTH, PEAK_BF16, QWEN, matmul_flops, weights_read
 from hf_config import bytes_per_token, read_presets
-from kv_capacity import BLOCK_SIZE
+from kv_capacity import BLOCK_SIZE, GPU_GIB
 from lab_tasks import CONCURRENCY, MAX_TOKENS, TASKS
 from model_weights import count
 from quant_memory import kv_left
@@ -25,12 +25,12 @@ from spec_decode import expected_tokens
 
 DRAFT = read_presets()["Qwen2.5-0.5B-Instruct"]  # same tokenizer as the 7B
 
-# The KV budget, an upper bound: what 24 GiB x gpu_memory_utilization 0.92 leaves after
-# the bf16 weights, in blocks of 16 tokens (lesson 4's kv_left). vLLM also takes the
-# profiled activation peak and non-torch memory out of it, and on the V1 model runner,
-# which n-gram and a draft model run on, a CUDA-graph estimate too
-# (vllm/v1/worker/gpu_worker.py: Worker.determine_available_memory): fewer blocks
-# still, which only the lab's start-up log tells.
+# The KV budget, an upper bound: what an RTX 4090 x gpu_memory_utilization 0.92 leaves
+# after the bf16 weights, in blocks of 16 tokens (lesson 4's kv_left). vLLM also takes
+# the profiled activation peak and non-torch memory out of it, and on the V1 model
+# runner, which n-gram and a draft model run on, a CUDA-graph estimate too
+# (vllm/v1/worker/gpu_worker.py: Worker.determine_available_memory): fewer blocks still,
+# which only the lab's start-up log tells.
 KV_BLOCKS = kv_left("Qwen2.5-7B-Instruct", "bf16", 4096).num_blocks
 
 
@@ -115,7 +115,7 @@ if __name__ == "__main__":
     )
     cap = most_sequences(context + k + 1)
     print(
-        f"KV budget (upper bound): 0.92 x 24 GiB less the bf16 weights ="
+        f"KV budget (upper bound): 0.92 x {GPU_GIB} GiB less the bf16 weights ="
         f" {KV_BLOCKS:,} blocks of {BLOCK_SIZE} tokens"
     )
     print(

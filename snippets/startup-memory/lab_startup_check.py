@@ -4,7 +4,8 @@ Run: python lab_startup_check.py                          (the predictions)
      python lab_startup_check.py WAY STDOUT_FILE LOG_FILE (a run; the GPU job's check)
 
 The predictions, started three ways: the capture sizes and graphs are exact; the KV
-cache memory is an estimate (24 GiB, the lesson's activation and non-torch estimates).
+cache memory is an estimate (lesson 1's card total, the lesson's activation and
+non-torch estimates).
 What a run is held to:
 
 - the capture sizes vLLM printed: exactly startup_budget.capture_sizes;

@@ -1,4 +1,4 @@
-"""The 24 GiB of an RTX 4090 after vLLM 0.26.0 has started Qwen2.5-7B-Instruct with
+"""The memory of an RTX 4090 after vLLM 0.26.0 has started Qwen2.5-7B-Instruct with
 LLM()'s defaults, one character per 0.5 GiB (the budget of startup_budget.py)."""
 
 from kv_cache_size import GIB

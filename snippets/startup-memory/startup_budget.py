@@ -1,7 +1,7 @@
-"""What vLLM 0.26.0 does with the 24 GiB while it starts: the CUDA graph capture sizes
-it derives from the scheduler's limits, the graphs its V2 model runner captures for
-them, the graph a step runs on (and the size it is padded to), and the KV cache budget
-left by the weights, the activation peak and non-torch memory.
+"""What vLLM 0.26.0 does with an RTX 4090's memory while it starts: the CUDA graph
+capture sizes it derives from the scheduler's limits, the graphs its V2 model runner
+captures for them, the graph a step runs on (and the size it is padded to), and the KV
+cache budget left by the weights, the activation peak and non-torch memory.
 
 The capture sizes, the graphs and the dispatch are vLLM's own arithmetic, exactly, for
 what the V2 model runner (the course's model's) does on one GPU, with no LoRA and no
@@ -312,7 +312,7 @@ def qwen_budget(
     cudagraph_mode: str = "FULL_AND_PIECEWISE",
     max_cudagraph_capture_size: int | None = None,
 ) -> Budget:
-    """The course's baseline, Qwen2.5-7B-Instruct in bf16 on a 24 GiB RTX 4090, with
+    """The course's baseline, Qwen2.5-7B-Instruct in bf16 on an RTX 4090, with
     LLM()'s defaults there (8,192 tokens and 256 sequences per step)."""
     sizes = capture_sizes(
         max_num_seqs,
@@ -323,7 +323,7 @@ def qwen_budget(
     )
     count = sum(graphs_captured(sizes, max_num_seqs, 0, cudagraph_mode))
     return kv_budget(
-        GPU_GIB * GIB,
+        int(GPU_GIB * GIB),
         gpu_memory_utilization,
         loaded_bytes("Qwen2.5-7B-Instruct", "bf16"),
         activation_estimate(

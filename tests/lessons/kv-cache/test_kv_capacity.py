@@ -122,3 +122,19 @@ def test_reported_tokens_as_vllm_computes_them(num_blocks, max_model_len, tokens
     # vllm/v1/core/kv_cache_utils.py: get_kv_cache_capacity, int(concurrency * length).
     assert reported_tokens(num_blocks, max_model_len) == (
         tokens, num_blocks / -(-max_model_len // 16))
+
+
+def test_every_lesson_takes_the_cards_total_from_lesson_1():
+    """One figure for an RTX 4090: what CUDA reports (kv_capacity.GPU_GIB), not the 24 GiB
+    on the box; no lesson's code writes a card size of its own."""
+    import re
+
+    from kv_capacity import GPU_GIB
+
+    from coursekit import ROOT
+
+    assert 23 < GPU_GIB < 24
+    own = re.compile(r"\b24 \* GIB\b|^\s*GPU_GIB\b.*=|gpu_gib=24\b", re.M)
+    found = [path.relative_to(ROOT).as_posix() for path in (ROOT / "snippets").rglob("*.py")
+             if own.search(path.read_text("utf-8")) and path.name != "kv_capacity.py"]
+    assert found == []

@@ -9,10 +9,11 @@ script only copies them.
 from coursekit.components import fence_choice
 from explorer import WEIGHT_BYTES, preset_weight_bytes
 from hf_config import MLAConfig, Preset, read_presets
+from kv_capacity import GPU_GIB
 from model_weights import count
 
 GPUS = {
-    "RTX 4090 (24 GB)": 24,
+    "RTX 4090 (24 GB)": GPU_GIB,  # as CUDA reports it; the others at their nominal size
     "RTX 3090 (24 GB)": 24,
     "L40S (48 GB)": 48,
     "A100 (80 GB)": 80,
@@ -34,7 +35,7 @@ FIELDS = [
     ("qk_rope_head_dim", "int", 64, 4096),
     ("seq_len", "int", 8192, 10_000_000),
     ("batch", "int", 1, 100_000),
-    ("gpu_gib", "number", 24, 100_000),
+    ("gpu_gib", "number", GPU_GIB, 100_000),
     ("params_billion", "number", 7.61, 100_000),
     ("weights_gib", "number", 14, 100_000),
     ("utilization", "fraction", 0.92, 1),

@@ -24,7 +24,7 @@ LIMITS = {
 def data(options: dict) -> dict:
     config = read_presets()[MODEL].config
     return {
-        "total": GPU_GIB * GIB,
+        "total": int(GPU_GIB * GIB),
         "weights": loaded_bytes(MODEL, "bf16"),
         "intermediate_size": config["intermediate_size"],
         "vocab_size": config["vocab_size"],
