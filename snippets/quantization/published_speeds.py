@@ -1,10 +1,9 @@
 """Decode speeds others published for Qwen2.5-7B-Instruct, beside this lesson's floors.
 
 Qwen's own speed benchmark (QwenLM/Qwen2.5, docs/source/benchmark/speed_benchmark.rst,
-as of 2024-11): an NVIDIA A100 80GB, CUDA 12.1, vLLM 0.6.3, one request, 2,048 tokens
-generated after a 1-token prompt. Someone else's measurement, on another card and an
-older vLLM: what it shows is how far real kernels stay from the bandwidth bound.
-"""
+as of 2024-11): an NVIDIA A100 80GB, CUDA 12.1, vLLM release 0.6.3, one request, 2,048
+tokens generated after a 1-token prompt. Someone else's measurement, on another card and
+an older vLLM: what it shows is how far real kernels stay from the bandwidth bound."""
 
 from decode_batch import BANDWIDTH
 from quant_memory import decode_floor_ms
