@@ -32,9 +32,9 @@ from pathlib import Path
 
 from decode_floor import compute_floor_ms
 from hf_config import bytes_per_token, read_presets
-from kv_capacity import predict_from_log, read_startup_log
+from kv_capacity import BLOCK_SIZE, predict_from_log, read_startup_log
 from load_memory import ROUNDING_GIB, loading_figures, logged_as_counted
-from quant_memory import decode_floor_ms
+from quant_memory import decode_floor_ms, kv_left
 
 PRESET = "Qwen2.5-7B-Instruct"
 CONFIG = read_presets()[PRESET].config
@@ -225,6 +225,15 @@ def read_batch_speed(text: str) -> float:
     return float(match[1])
 
 
+def batch_blocks() -> tuple[int, int]:
+    """The KV blocks BATCH sequences of the prompt and all their output hold, and the
+    blocks bf16's weights leave (lesson 1's upper bound, the fewest of the four
+    formats). The floors at concurrency BATCH hold only for a batch the KV cache can
+    take."""
+    per_sequence = -(-(PROMPT_TOKENS + 1 + DECODE_TOKENS) // BLOCK_SIZE)
+    return BATCH * per_sequence, kv_left(PRESET, "bf16", 8192).num_blocks
+
+
 def ceiling(fmt: str) -> float:
     """Tokens/s at concurrency 1 that no run can pass: one step per section 3's floor
     (quant_memory.decode_floor_ms: every weight read once but one row of the embedding
@@ -372,6 +381,10 @@ def print_predictions() -> None:
             f"{name:<6} {predicted:>11.3f} {older:>11.3f} {ceiling(variant.fmt):>17.1f}"
         )
     print(f"awq's ceiling is {ceiling('awq-int4-g128') / ceiling('bf16'):.2f}x bf16's")
+    needed, left = batch_blocks()
+    fits = "it fits in every format" if needed <= left else "not reachable"
+    print(f"at concurrency {BATCH}: {needed:,} KV blocks of the {left:,} bf16 leaves;"
+          f" {fits}")  # fmt: skip
     print(f"at concurrency {BATCH}, the floors of a step in milliseconds:")
     print("format  reads   math  ceiling tokens/s")
     for name, variant in VARIANTS.items():

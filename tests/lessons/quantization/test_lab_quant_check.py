@@ -286,3 +286,12 @@ def test_quality_computes_the_perplexity_from_the_prompt_logprobs(capsys, monkey
     out = capsys.readouterr().out
     assert f"perplexity (first): {math.exp(2):.4f} over 2 tokens, 0 of the prompt's" in out
     assert lab_quant_check.read_quality(out) == [(round(math.exp(2), 4), 2, 0)] * 2
+
+
+def test_the_batch_of_256_fits_in_the_kv_cache():
+    """At most 16 + 1 + 128 tokens a sequence, 10 blocks of 16: 2,560 blocks, well inside
+    the 8,851 that bf16's weights leave (lesson 1's upper bound), so the concurrency-256
+    floors describe a batch the card can hold."""
+    from lab_quant_check import batch_blocks
+
+    assert batch_blocks() == (256 * 10, 8851)
