@@ -383,8 +383,9 @@ def print_predictions() -> None:
     print(f"awq's ceiling is {ceiling('awq-int4-g128') / ceiling('bf16'):.2f}x bf16's")
     needed, left = batch_blocks()
     fits = "it fits in every format" if needed <= left else "not reachable"
-    print(f"at concurrency {BATCH}: {needed:,} KV blocks of the {left:,} bf16 leaves;"
-          f" {fits}")  # fmt: skip
+    tokens = PROMPT_TOKENS + 1 + DECODE_TOKENS
+    print(f"at concurrency {BATCH}, sequences of up to {tokens} tokens: {needed:,} KV"
+          f" blocks of the {left:,} bf16 leaves; {fits}")  # fmt: skip
     print(f"at concurrency {BATCH}, the floors of a step in milliseconds:")
     print("format  reads   math  ceiling tokens/s")
     for name, variant in VARIANTS.items():
