@@ -17,6 +17,7 @@ as not reachable, and the cap is an upper bound (see KV_BLOCKS)."""
 
 from decode_batch import BANDWIDTH, PEAK_BF16, QWEN, matmul_flops, weights_read
 from hf_config import bytes_per_token, read_presets
+from kv_cache_size import GIB
 from kv_capacity import BLOCK_SIZE, GPU_GIB
 from lab_tasks import CONCURRENCY, MAX_TOKENS, TASKS
 from model_weights import count
@@ -32,6 +33,11 @@ DRAFT = read_presets()["Qwen2.5-0.5B-Instruct"]  # same tokenizer as the 7B
 # (vllm/v1/worker/gpu_worker.py: Worker.determine_available_memory): fewer blocks still,
 # which only the lab's start-up log tells.
 KV_BLOCKS = kv_left("Qwen2.5-7B-Instruct", "bf16", 4096).num_blocks
+# The CUDA graph pool of the V1 runner for a 7B model with its 67 default capture sizes,
+# in published logs: "took 1.44 GiB" (vLLM release 0.8.4, an RTX 3090) and "took 1.56
+# GiB" (2025, a slice of an A100): someone else's measurements, which the V1 runner's
+# estimate (GPUModelRunner.profile_cudagraph_memory) approximates and takes off the KV.
+V1_GRAPHS_GIB = (1.44, 1.56)
 
 
 def blocks_per_sequence(tokens: int) -> int:
@@ -123,6 +129,12 @@ if __name__ == "__main__":
         f" {blocks_per_sequence(context + k + 1)} blocks a sequence:"
         f" at most {cap} sequences"
     )
+    block_bytes = BLOCK_SIZE * bytes_per_token(QWEN.model)
+    v1 = [most_sequences(context + k + 1, KV_BLOCKS - int(g * GIB) // block_bytes)
+          for g in V1_GRAPHS_GIB]  # fmt: skip
+    low, high = V1_GRAPHS_GIB
+    print(f"less the V1 runner's CUDA graphs, {low} to {high} GiB (published logs,"
+          f" estimate): at most {min(v1)} to {max(v1)} sequences")  # fmt: skip
     print("speed-up, n-gram (0.5B draft model)")
     print("  batch     a=0.5          a=0.7          a=0.9")
     for row in table(context, k, (1, 8, 32, 64, 128, 164)):
