@@ -37,7 +37,6 @@ from load_memory import ROUNDING_GIB, loading_figures, logged_as_counted
 from quant_memory import decode_floor_ms, kv_left
 
 PRESET = "Qwen2.5-7B-Instruct"
-CONFIG = read_presets()[PRESET].config
 # PROMPT's tokens, at most: a step reads the KV of the prompt and output
 PROMPT_TOKENS = 16
 
