@@ -8,7 +8,7 @@ step times, lesson 4's decode floor and the glossary's roofline use them too).
 
 from hf_config import bytes_per_token, read_presets
 from kv_cache_size import GIB
-from kv_capacity import BLOCK_SIZE, GPU_GIB, UTILIZATION, predict
+from kv_capacity import GPU_GIB, UTILIZATION, blocks_per_sequence, predict
 from model_weights import count
 
 BANDWIDTH = 1008e9  # bytes/s, RTX 4090 memory bandwidth (NVIDIA Ada whitepaper)
@@ -51,7 +51,7 @@ def most_sequences(context: int) -> int:
     and CUDA graphs there (lesson 8 takes them out)."""
     kv_memory = int(GPU_GIB * GIB * UTILIZATION) - 2 * PARAMETERS
     blocks = predict(QWEN.model, kv_memory, context).num_blocks
-    return blocks // -(-context // BLOCK_SIZE)
+    return blocks // blocks_per_sequence(context)
 
 
 def decode_step(batch: int, context: int) -> tuple[int, int, int]:

@@ -37,13 +37,22 @@ class Capacity:
     max_concurrency: float  # sequences of max_model_len tokens that fit at once
 
 
+def blocks_per_sequence(tokens: int, block_size: int = BLOCK_SIZE) -> int:
+    """The blocks a sequence of `tokens` tokens holds: ceil(tokens / block_size)
+    (vllm/v1/core/single_type_kv_cache_manager.py:
+    SingleTypeKVCacheManager.get_num_blocks_to_allocate)."""
+    if type(tokens) is not int or tokens < 1:
+        raise ValueError(f"tokens must be a positive integer, got {tokens!r}")
+    return -(-tokens // block_size)
+
+
 def reported_tokens(
     num_blocks: int, max_model_len: int, block_size: int = BLOCK_SIZE
 ) -> tuple[int, float]:
     """vLLM's "GPU KV cache size" and "Maximum concurrency" for a number of blocks
     (vllm/v1/core/kv_cache_utils.py: get_kv_cache_capacity): the sequences of
     max_model_len tokens the blocks hold, as a float, times max_model_len, truncated."""
-    max_concurrency = num_blocks / -(-max_model_len // block_size)  # ceil division
+    max_concurrency = num_blocks / blocks_per_sequence(max_model_len, block_size)
     return int(max_concurrency * max_model_len), max_concurrency
 
 
@@ -115,7 +124,7 @@ if __name__ == "__main__":
     )
     per_token = kv_bytes_per_token(QWEN_FP8) // 1024
     per_block = log.block_size * per_token
-    per_sequence = -(-log.max_model_len // log.block_size)
+    per_sequence = blocks_per_sequence(log.max_model_len, log.block_size)
     print(
         f"calculator: {per_token} KiB/token, {per_block} KiB per block,"
         f" {per_sequence} blocks per sequence"

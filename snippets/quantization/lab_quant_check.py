@@ -32,7 +32,7 @@ from pathlib import Path
 
 from decode_floor import compute_floor_ms
 from hf_config import bytes_per_token, read_presets
-from kv_capacity import BLOCK_SIZE, predict_from_log, read_startup_log
+from kv_capacity import blocks_per_sequence, predict_from_log, read_startup_log
 from load_memory import ROUNDING_GIB, loading_figures, logged_as_counted
 from quant_memory import decode_floor_ms, kv_left
 
@@ -229,7 +229,7 @@ def batch_blocks() -> tuple[int, int]:
     blocks bf16's weights leave (lesson 1's upper bound, the fewest of the four
     formats). The floors at concurrency BATCH hold only for a batch the KV cache can
     take."""
-    per_sequence = -(-(PROMPT_TOKENS + 1 + DECODE_TOKENS) // BLOCK_SIZE)
+    per_sequence = blocks_per_sequence(PROMPT_TOKENS + 1 + DECODE_TOKENS)
     return BATCH * per_sequence, kv_left(PRESET, "bf16", 8192).num_blocks
 
 

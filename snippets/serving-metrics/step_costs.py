@@ -7,13 +7,12 @@ hold MOST_REQUESTS requests at their full length; a larger batch would be preemp
 """
 
 from chunked_prefill import step_seconds
+from kv_capacity import blocks_per_sequence
 from perf_model import INPUT_LEN, NUM_GPU_BLOCKS, OUTPUT_LEN
 from scheduler import Step
 
 CONTEXT = INPUT_LEN + OUTPUT_LEN // 2  # a decoding request's context, on average
-BLOCKS_PER_REQUEST = -(
-    -(INPUT_LEN + OUTPUT_LEN) // 16
-)  # blocks of 16 tokens, rounded up
+BLOCKS_PER_REQUEST = blocks_per_sequence(INPUT_LEN + OUTPUT_LEN)
 MOST_REQUESTS = NUM_GPU_BLOCKS // BLOCKS_PER_REQUEST
 
 

@@ -18,7 +18,7 @@ as not reachable, and the cap is an upper bound (see KV_BLOCKS)."""
 from decode_batch import BANDWIDTH, PEAK_BF16, QWEN, matmul_flops, weights_read
 from hf_config import bytes_per_token, read_presets
 from kv_cache_size import GIB
-from kv_capacity import BLOCK_SIZE, GPU_GIB
+from kv_capacity import BLOCK_SIZE, GPU_GIB, blocks_per_sequence
 from lab_tasks import CONCURRENCY, MAX_TOKENS, TASKS
 from model_weights import count
 from quant_memory import kv_left
@@ -38,15 +38,6 @@ KV_BLOCKS = kv_left("Qwen2.5-7B-Instruct", "bf16", 4096).num_blocks
 # GiB" (2025, a slice of an A100): someone else's measurements, which the V1 runner's
 # estimate (GPUModelRunner.profile_cudagraph_memory) approximates and takes off the KV.
 V1_GRAPHS_GIB = (1.44, 1.56)
-
-
-def blocks_per_sequence(tokens: int) -> int:
-    """The blocks a sequence of `tokens` tokens holds: ceil(tokens / 16)
-    (vllm/v1/core/single_type_kv_cache_manager.py:
-    SingleTypeKVCacheManager.get_num_blocks_to_allocate)."""
-    if type(tokens) is not int or tokens < 1:
-        raise ValueError(f"tokens must be a positive integer, got {tokens!r}")
-    return -(-tokens // BLOCK_SIZE)
 
 
 def most_sequences(tokens: int, blocks: int = KV_BLOCKS) -> int:
