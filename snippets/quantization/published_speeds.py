@@ -1,32 +1,32 @@
 """Decode speeds others published for Qwen2.5-7B-Instruct, beside this lesson's floors.
 
-Qwen's own speed benchmark (QwenLM/Qwen2.5, docs/source/benchmark/speed_benchmark.rst,
-as of 2024-11): an NVIDIA A100 80GB, CUDA 12.1, vLLM release 0.6.3, one request, 2,048
-tokens generated after a 1-token prompt. Someone else's measurement, on another card and
-an older vLLM: what it shows is how far real kernels stay from the bandwidth bound."""
+Qwen's own speed benchmark on an A100 80GB with vLLM release 0.6.3 (lesson 1's
+measured_share.py names it): someone else's measurement, on another card and an older
+vLLM. What it shows is how far real kernels stay from the bandwidth bound; the last
+lines put the RTX 4090's floors at the same shares, an estimate."""
 
 from decode_batch import BANDWIDTH
+from measured_share import A100_80GB, CONTEXT, QWEN_A100, realistic, shares
 from quant_memory import decode_floor_ms
 
-QWEN_A100 = {
-    "bf16": 84.28,
-    "gptq-int4-g128": 154.05,
-    "awq-int4-g128": 148.10,
-}  # tokens/s
-A100_80GB = (1.935e12, 2.039e12)  # bytes/s: the PCIe and the SXM card (NVIDIA's sheet)
-CONTEXT = 1 + 2048 // 2  # tokens of KV a step reads, on average over the 2,048 steps
+MODEL = "Qwen2.5-7B-Instruct"
 
 if __name__ == "__main__":
-    bound = {
-        fmt: decode_floor_ms("Qwen2.5-7B-Instruct", fmt, 1, CONTEXT)
-        for fmt in QWEN_A100
-    }
+    floor = {fmt: decode_floor_ms(MODEL, fmt, 1, CONTEXT) for fmt in QWEN_A100}
+    reached = {}
     low, high = (f"{bandwidth / 1e9:,.0f} GB/s" for bandwidth in A100_80GB)
     print(f"Qwen's A100 80GB: {low} (PCIe) to {high} (SXM), tokens/s at batch 1")
     print("format          measured  x bf16   floor x bf16   share of the A100's bound")
     for fmt, speed in QWEN_A100.items():
-        step_bytes = bound[fmt] / 1000 * BANDWIDTH  # what the floor's step reads
-        shares = [speed * step_bytes / bandwidth for bandwidth in A100_80GB]
+        step_bytes = round(floor[fmt] / 1000 * BANDWIDTH)  # what the floor's step reads
+        reached[fmt] = shares(speed, step_bytes)
+        low, high = reached[fmt]
         print(f"{fmt:<15} {speed:>8.2f} {speed / QWEN_A100['bf16']:>7.2f}x"
-              f" {bound['bf16'] / bound[fmt]:>12.2f}x"
-              f"   {min(shares):.0%} to {max(shares):.0%}")  # fmt: skip
+              f" {floor['bf16'] / floor[fmt]:>12.2f}x"
+              f"   {low:.0%} to {high:.0%}")  # fmt: skip
+    print("the RTX 4090 at the same shares, 1,024 tokens of context (estimate):")
+    for fmt in QWEN_A100:
+        bound = 1000 / decode_floor_ms(MODEL, fmt, 1, 1024)
+        slow, fast = realistic(bound, reached[fmt])
+        print(f"{fmt:<15} at most {bound:>4.0f} tokens/s, at that share"
+              f" {slow:.0f} to {fast:.0f}")  # fmt: skip

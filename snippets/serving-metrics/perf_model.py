@@ -19,6 +19,7 @@ from chunked_prefill import step_seconds
 from decode_batch import QWEN
 from kv_cache_size import GIB
 from kv_capacity import predict
+from measured_share import BF16_SHARE, realistic, realistic_time
 from scheduler import MAX_NUM_BATCHED_TOKENS, MAX_NUM_SEQS, Request, Scheduler, Step
 from serving_metrics import goodput, request_metrics, summary
 
@@ -124,8 +125,17 @@ if __name__ == "__main__":
     print(f"KV cache: {NUM_GPU_BLOCKS} blocks; {NUM_PROMPTS} requests of"
           f" {INPUT_LEN} + {OUTPUT_LEN} tokens, seed {SEED}")  # fmt: skip
     print(HEAD)
-    for rate in (*RATES, 12.0, 16.0):
-        print(row(f"{rate:g} req/s", predict_rate(rate)))
+    sweep = {rate: predict_rate(rate) for rate in (*RATES, 12.0, 16.0)}
+    for rate, stats in sweep.items():
+        print(row(f"{rate:g} req/s", stats))
+    low, high = (f"{share:.0%}" for share in BF16_SHARE)
+    short, long = realistic_time(sweep[RATES[0]]["p50_itl_ms"])
+    slow, fast = realistic(sweep[16.0]["request_throughput"])
+    print(f"if steps ran at {low} to {high} of the bound's speed, as Qwen's A100"
+          f" did (lesson 1, an estimate):")  # fmt: skip
+    print(f"  ITL p50 at {RATES[0]:g} req/s {short:.1f} to {long:.1f} ms;"
+          f" saturation at {slow:.1f} to {fast:.1f} req/s, not"
+          f" {sweep[16.0]['request_throughput']:.2f}")  # fmt: skip
     slos = {"ttft": 500, "tpot": 50}
     print(f"at 8 req/s, goodput under {slos}:")
     # max_num_batched_tokens, max_num_seqs, enable_chunked_prefill
