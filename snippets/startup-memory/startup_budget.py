@@ -23,6 +23,7 @@ from hf_config import read_presets
 from kv_cache_size import GIB
 from load_memory import loaded_bytes
 from quant_memory import GPU_GIB
+from speedup import V1_GRAPHS_GIB
 
 # vllm/config/vllm.py: VllmConfig._set_cudagraph_sizes
 MAX_CAPTURE = 512  # the largest default capture size
@@ -386,6 +387,7 @@ if __name__ == "__main__":
         f" {full} FULL, {gib(graph_bytes)} (estimate)"
     )
     budget = qwen_budget()
+    print("the V2 model runner's budget (Qwen2.5's): it estimates no graph memory")
     print(f"requested   {gib(budget.requested)}  (0.92 x {gib(budget.total)})")
     print(f"weights     {gib(budget.weights)}")
     print(f"activation  {gib(budget.activation)}  (estimate)")
@@ -394,5 +396,9 @@ if __name__ == "__main__":
     outside = budget.total - budget.requested
     print(f"outside     {gib(outside)}  (the card less the share)")
     print(f"context     {gib(budget.context)}  (estimate: in use before the snapshot)")
-    print(f"CUDA graphs {gib(budget.graphs)}  (estimate)")
+    print(f"CUDA graphs {gib(budget.graphs)}  (estimate: captured outside the share)")
     print(f"left        {gib(budget.headroom)}  (estimate)")
+    low, high = (budget.kv - graphs * GIB for graphs in reversed(V1_GRAPHS_GIB))
+    print("the V1 runner (n-gram, VLLM_USE_V2_MODEL_RUNNER=0) takes its graph estimate")
+    print(f"  off the KV cache: at lesson 7's published {V1_GRAPHS_GIB[0]} to"
+          f" {V1_GRAPHS_GIB[1]} GiB, {gib(low)} to {gib(high)} (estimate)")  # fmt: skip

@@ -9,7 +9,7 @@ import pytest
 from ngram import propose_ngram
 from spec_metrics import log_line, problems, read_counters
 
-from coursekit import ROOT
+from coursekit import ROOT, vllm_source
 from coursekit.code import load
 
 GOOD = {"drafts": 10, "draft_tokens": 28, "accepted": 15, "per_pos": [8, 5, 2]}
@@ -87,6 +87,28 @@ def test_the_gpu_check_reads_vllms_log_line():
     )
     line = "INFO 12-02 06:00:00 [metrics.py:141] " + log_line(GOOD, seconds=10.0)
     assert checks.LOGGED.findall(line) == [("15", "28")]
+
+
+def v1_runner_line(lead: str, *args) -> str:
+    """A line as vLLM 0.26.0 logs it, from its own format string starting with `lead`."""
+    src = vllm_source.source_dir()
+    formats = [fmt for path in vllm_source.files_containing(src, lead)
+               for fmt in vllm_source.log_formats(path) if fmt.startswith(lead)]
+    assert len(formats) == 1, f"vLLM has {len(formats)} log formats starting {lead!r}"
+    return f"INFO 12-02 06:00:00 [gpu_worker.py:1] {formats[0] % args}"
+
+
+def test_the_gpu_check_reads_the_v1_runners_graph_memory():
+    """The V1 runner's estimate and the pool's actual size, each from a line built with the
+    wheel's format string; a log without the estimate (the V2 runner's) gives None."""
+    checks = load(
+        ROOT / "snippets/speculative-decoding/gpu_checks.py", "gpu_checks_of_spec", ROOT
+    )
+    estimate = v1_runner_line("Estimated CUDA graph memory", 1.5)
+    pool = v1_runner_line("CUDA graph pool memory", 1.47, 1.5, 0.03, 2.0)
+    assert checks.v1_graph_memory(f"{estimate}\n{pool}\n") == (1.5, 1.47)
+    assert checks.v1_graph_memory(estimate) == (1.5, None)
+    assert checks.v1_graph_memory(pool) is None
 
 
 def test_the_lab_asks_for_greedy_decoding_without_the_models_penalty(monkeypatch):

@@ -53,6 +53,10 @@ def main(argv=None) -> None:
         engine = stand_in.start(model, args, "OPENAI_API_SERVER")
     except (stand_in.StandInError, ValueError) as error:
         sys.exit(f"{type(error).__name__}: {error}")
+    if engine.options["speculative_config"]:  # n-gram: the V1 runner (stand_in_spec.py)
+        from vllm import stand_in_spec
+
+        stand_in_spec.log_v1_runner_graphs(stand_in.log_stream())
     if os.environ.get("VLLM_SERVER_DEV_MODE", "0") == "1":
         # vllm/entrypoints/serve/__init__.py: register_vllm_dev_api_routers
         print("WARNING (stand-in) SECURITY WARNING: Development endpoints are enabled! This"

@@ -16,6 +16,22 @@ SpecDecodingStats.observe_draft counts them. The counts are consistent as vLLM's
 speed is not modelled."""
 
 import json
+import time
+
+GIB = 1024**3
+# The V1 model runner n-gram runs on (VllmConfig._get_v2_model_runner_unsupported_features):
+# the graph memory it estimates before the KV cache and what the capture then took
+# (stand-in figures), with the format strings and the logger calls' lines in vLLM 0.26.0.
+V1_GRAPH_ESTIMATE, V1_GRAPH_ACTUAL = 1.50 * GIB, 1.47 * GIB
+V1_RUNNER_LINES = (
+    ("gpu_model_runner.py:6737", "Estimated CUDA graph memory: %.2f GiB total",
+     (V1_GRAPH_ESTIMATE / GIB,)),
+    ("gpu_worker.py:793", "CUDA graph pool memory: %s GiB (actual), %s GiB (estimated), "
+     "difference: %s GiB (%.1f%%).",
+     (round(V1_GRAPH_ACTUAL / GIB, 2), round(V1_GRAPH_ESTIMATE / GIB, 2),
+      round(abs(V1_GRAPH_ACTUAL - V1_GRAPH_ESTIMATE) / GIB, 2),
+      100 * abs(V1_GRAPH_ACTUAL - V1_GRAPH_ESTIMATE) / V1_GRAPH_ACTUAL)),
+)
 
 COUNTERS = {
     "vllm:spec_decode_num_drafts": "Number of spec decoding drafts.",
@@ -39,6 +55,13 @@ def config(text: str | None) -> dict | None:
     if low > high:
         raise ValueError(f"prompt_lookup_min={low} must be <= prompt_lookup_max={high}")
     return {"k": spec["num_speculative_tokens"], "min": low, "max": high}
+
+
+def log_v1_runner_graphs(stream) -> None:
+    """What the V1 runner logs of its CUDA graphs' memory, as vLLM's logger prints it."""
+    for where, fmt, args in V1_RUNNER_LINES:
+        print(f"INFO {time.strftime('%m-%d %H:%M:%S')} [{where}] {fmt % args}", file=stream,
+              flush=True)
 
 
 def propose(tokens: list[int], low: int, high: int, k: int) -> list[int]:
