@@ -1,27 +1,19 @@
 """The workloads the course's conformance tests run through this lesson's scheduler
 and through vLLM 0.26.0's own Scheduler and AsyncScheduler, step by step
-(tests/conformance/): hand-picked edge cases and seeded random ones, each in the
-four engines that vLLM's two defaults make (prefix caching off and on, async
-scheduling off and on), and the trace both sides print for each step."""
+(tests/conformance/): hand-picked edge cases and seeded random ones, each with async
+scheduling off and on, and the trace both sides print for each step. The tests run
+them, and lesson 5's, with lesson 5's prefix cache too: vLLM's other default."""
 
 import random
 
 import long_prompt
 import preemption
-import sharing_at_once
 import short_prompts
 import vllm_defaults
-from block_pool import blocks_for
-from scheduler import Request, Scheduler, enough_blocks, run
+from block_pool import BlockPool, blocks_for
+from scheduler import Request, Scheduler, SchedulerConfig, enough_blocks, run
 
-MODES = {
-    "sync": dict(enable_prefix_caching=False, async_scheduling=False),
-    "sync+prefix caching": dict(enable_prefix_caching=True, async_scheduling=False),
-    "async": dict(enable_prefix_caching=False, async_scheduling=True),
-    "async+prefix caching (vLLM's defaults)": dict(
-        enable_prefix_caching=True, async_scheduling=True
-    ),
-}
+MODES = {"sync": dict(async_scheduling=False), "async": dict(async_scheduling=True)}
 RANDOM_PER_MODE = 120
 DEFAULTS = dict(
     num_gpu_blocks=None,
@@ -30,6 +22,7 @@ DEFAULTS = dict(
     max_num_seqs=256,
     long_prefill_token_threshold=0,
     enable_chunked_prefill=True,
+    async_scheduling=False,
 )
 
 
@@ -45,11 +38,6 @@ EDGE_CASES = {
     # A 16-token prompt preempted after its first token comes back with 17 tokens: with
     # prefix caching it finds its own full block still cached and computes 1.
     "lesson 3: vLLM's defaults": (vllm_defaults.WORKLOAD, vllm_defaults.CONFIG),
-    # B hits the blocks A has filled while A still computes its prompt (lesson 5).
-    "lesson 5: two requests share a prefix at once": (
-        sharing_at_once.WORKLOAD,
-        sharing_at_once.CONFIG,
-    ),
     # 32 tokens, twice: the last token is recomputed, so the second hits 16, not 32.
     "a prompt of whole blocks, twice": (
         [
@@ -139,16 +127,21 @@ def random_workload(seed: int) -> tuple[list[Request], dict]:
     )
 
 
+def cases(edge_cases: dict = EDGE_CASES) -> dict[str, tuple[list[Request], dict]]:
+    """The edge cases, then the random workloads: requests and run()'s settings."""
+    random_ones = {
+        f"random seed {seed}": random_workload(seed) for seed in range(RANDOM_PER_MODE)
+    }
+    return {**edge_cases, **random_ones}
+
+
 def workloads() -> dict[str, tuple[list[Request], dict]]:
-    """Every workload by name, in every mode: requests and run()'s settings."""
-    found = {}
-    for mode, flags in MODES.items():
-        for name, (requests, config) in EDGE_CASES.items():
-            found[f"{name} [{mode}]"] = (requests, {**config, **flags})
-        for seed in range(RANDOM_PER_MODE):
-            requests, config = random_workload(seed)
-            found[f"random seed {seed} [{mode}]"] = (requests, {**config, **flags})
-    return found
+    """Every workload by name, in both modes."""
+    return {
+        f"{name} [{mode}]": (requests, {**config, **flags})
+        for mode, flags in MODES.items()
+        for name, (requests, config) in cases().items()
+    }
 
 
 def as_json(requests: list[Request], config: dict) -> dict:
@@ -158,7 +151,8 @@ def as_json(requests: list[Request], config: dict) -> dict:
     settings = {**DEFAULTS, **config}
     if settings["num_gpu_blocks"] is None:
         settings["num_gpu_blocks"] = enough_blocks(requests, settings["block_size"])
-    scheduler = Scheduler(settings["num_gpu_blocks"], block_size=settings["block_size"])
+    kv = BlockPool(settings["num_gpu_blocks"], settings["block_size"])
+    scheduler = Scheduler(SchedulerConfig(**settings), kv)
     for request in sorted(requests, key=lambda r: r.arrival_step):
         scheduler.add_request(request)
     prompts = {state.id: state.tokens for state in scheduler.waiting}
@@ -176,7 +170,9 @@ def as_json(requests: list[Request], config: dict) -> dict:
     }
 
 
-def trace(requests: list[Request], config: dict) -> list[dict]:
+def trace(
+    requests: list[Request], config: dict, kv_cache_manager=BlockPool
+) -> list[dict]:
     """Lesson 3's scheduler, step by step, in the shape vllm_trace.py prints."""
     return [
         {
@@ -191,7 +187,7 @@ def trace(requests: list[Request], config: dict) -> list[dict]:
             "hits": step.hits,
             "queries": step.queries,
         }
-        for step in run(requests, **config)
+        for step in run(requests, kv_cache_manager, **config)
     ]
 
 
@@ -203,5 +199,4 @@ if __name__ == "__main__":
     for mode in MODES:
         runs = [trace(*w) for name, w in found.items() if name.endswith(f"[{mode}]")]
         preempting = sum(any(step["preempted"] for step in t) for t in runs)
-        hitting = sum(t[-1]["hits"] > 0 for t in runs)
-        print(f"  {mode}: {preempting} preempt, {hitting} hit the prefix cache")
+        print(f"  {mode}: {preempting} of them preempt")

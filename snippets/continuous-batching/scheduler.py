@@ -1,26 +1,27 @@
-"""vLLM 0.26.0's scheduler in the standard library: one token budget per step,
-spent on the running requests first and then on waiting ones in arrival order;
-chunked prefill; preemption by recompute when KV blocks run out.
+"""vLLM 0.26.0's scheduler in the standard library.
 
-Every rule names the vLLM function it mirrors (vllm/<path>: <function>, read from
-the 0.26.0 wheel). KV blocks come from lesson 2's block pool, or, with
-enable_prefix_caching=True, from lesson 5's prefix cache: a request then starts
-from the cached blocks of its prompt, also its own after a preemption.
-async_scheduling=True runs the engine as vLLM does by default: step N+1 is
-scheduled before step N's output is processed. Both are vLLM's defaults; both
-default to False here, the simpler engine the lesson starts from. Left out, as for
-a plain text model: speculative decoding, the watermark (0.0), LoRA, multimodal
-inputs, stop strings and EOS (a request runs until max_tokens), max_model_len,
-pipeline parallelism and KV connectors.
+What vLLM does (vllm/v1/core/sched/scheduler.py: Scheduler.schedule): every engine
+step has one token budget. It goes first to the running requests, in order, then to
+the waiting ones, first come first served; a prompt longer than what is left runs in
+chunks (chunked prefill). When KV blocks run out, the last running request is
+preempted: its blocks go back and it computes everything again (recompute). vLLM's
+default engine schedules step N+1 before step N's output is back: AsyncScheduler.
+
+The scheduler gets its blocks from the KV cache manager it is handed, as vLLM's gets
+them from its KVCacheManager: lesson 2's BlockPool, or any manager that answers the
+same calls (lesson 5 hands in one with prefix caching). Every rule names the vLLM
+function it mirrors (vllm/<path>: <function>, read from the 0.26.0 wheel). Left out,
+as for a plain text model: speculative decoding, the watermark (0.0), LoRA,
+multimodal inputs, stop strings and EOS (a request runs until max_tokens),
+max_model_len, pipeline parallelism and KV connectors.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from block_pool import BLOCK_SIZE, BlockPool, NoFreeBlocks, blocks_for
-from prefix_cache import PrefixCache
+from block_pool import BLOCK_SIZE, BlockPool, blocks_for
 
 # `vllm serve` on a card under 70 GiB
 # (vllm/engine/arg_utils.py: EngineArgs.get_batch_defaults).
@@ -31,12 +32,43 @@ MAX_NUM_SEQS = 256
 UNIQUE_TOKENS = 1_000_000_000
 
 
-def _whole(name: str, value, least: int) -> int:
-    if type(value) is not int or value < least:
-        raise ValueError(
-            f"{name} must be an integer of at least {least}, got {value!r}"
-        )
-    return value
+@dataclass(frozen=True)
+class SchedulerConfig:
+    """The settings the scheduler reads (vllm/config/scheduler.py: SchedulerConfig),
+    and the KV cache's size (vllm/config/cache.py: CacheConfig): num_gpu_blocks=None
+    gives enough blocks that none ever runs out."""
+
+    max_num_batched_tokens: int = MAX_NUM_BATCHED_TOKENS
+    max_num_seqs: int = MAX_NUM_SEQS
+    num_gpu_blocks: int | None = None
+    block_size: int = BLOCK_SIZE
+    long_prefill_token_threshold: int = 0
+    enable_chunked_prefill: bool = True
+    async_scheduling: bool = False  # AsyncScheduler (SchedulerConfig.get_scheduler_cls)
+
+    def __post_init__(self):
+        least = {
+            "max_num_batched_tokens": 1,
+            "max_num_seqs": 1,
+            "num_gpu_blocks": 1,  # or None
+            "block_size": 1,
+            "long_prefill_token_threshold": 0,
+        }
+        for name, smallest in least.items():
+            value = getattr(self, name)
+            if value is not None and value < smallest:
+                raise ValueError(
+                    f"{name} must be an integer of at least {smallest}, got {value!r}"
+                )
+        # vllm/config/scheduler.py: SchedulerConfig.verify_max_model_len
+        budget, seqs = self.max_num_batched_tokens, self.max_num_seqs
+        if budget < seqs:
+            raise ValueError(
+                f"max_num_batched_tokens ({budget}) must be greater than or equal"
+                f" to max_num_seqs ({seqs}), as vLLM requires (it lowers its default"
+                " max_num_seqs to max_num_batched_tokens when max_num_seqs is not"
+                " given)"
+            )
 
 
 @dataclass(frozen=True)
@@ -52,22 +84,24 @@ class Request:
 
     def __post_init__(self):
         name = self.request_id
-        if not isinstance(name, str) or not name:
+        if not name:
             raise ValueError(f"request_id must be a non-empty string, got {name!r}")
-        _whole(f"prompt_tokens of request {name!r}", self.prompt_tokens, 1)
-        _whole(f"max_tokens of request {name!r}", self.max_tokens, 1)
-        _whole(f"arrival_step of request {name!r}", self.arrival_step, 0)
-        if self.prompt is not None:
-            if (
-                not isinstance(self.prompt, tuple)
-                or len(self.prompt) != self.prompt_tokens
-            ):
+        for field_name, least in (
+            ("prompt_tokens", 1),
+            ("max_tokens", 1),
+            ("arrival_step", 0),
+        ):
+            value = getattr(self, field_name)
+            if value < least:
                 raise ValueError(
-                    f"prompt of request {name!r} must be a tuple of its"
-                    f" {self.prompt_tokens} token ids, got {self.prompt!r}"
+                    f"{field_name} of request {name!r} must be an integer of at least"
+                    f" {least}, got {value!r}"
                 )
-            for token in self.prompt:
-                _whole(f"a token id of request {name!r}", token, 0)
+        if self.prompt is not None and len(self.prompt) != self.prompt_tokens:
+            raise ValueError(
+                f"prompt of request {name!r} must hold its {self.prompt_tokens}"
+                f" token ids, got {len(self.prompt)}"
+            )
 
 
 class _State:
@@ -79,7 +113,7 @@ class _State:
         self.tokens = prompt  # Request.all_token_ids: prompt, then output tokens
         self.num_computed_tokens = 0
         self.num_output_tokens = 0
-        # Tokens scheduled whose output is not processed yet (async scheduling).
+        # Tokens scheduled whose output is not processed yet (AsyncScheduler).
         self.num_output_placeholders = 0
         self.num_preemptions = 0
         self.is_prefill_chunk = False
@@ -88,6 +122,246 @@ class _State:
     @property
     def num_tokens(self) -> int:  # Request.num_tokens: prompt + output tokens
         return self.request.prompt_tokens + self.num_output_tokens
+
+
+class Scheduler:
+    """vllm/v1/core/sched/scheduler.py: Scheduler, on the KV cache manager it is
+    handed, which answers get_computed_blocks, allocate_slots (None when too few
+    blocks are free), free and cache_blocks, as vLLM's KVCacheManager does."""
+
+    def __init__(self, config: SchedulerConfig, kv_cache_manager: BlockPool):
+        self.config = config
+        self.kv_cache_manager = kv_cache_manager
+        # vllm/v1/core/sched/request_queue.py: FCFSRequestQueue, a deque
+        self.waiting: deque[_State] = deque()
+        self.running: list[_State] = []
+        self._next_unique = UNIQUE_TOKENS
+
+    def check(self, request: Request) -> None:
+        """Refuse a request that could never finish, as vLLM refuses such a setup."""
+        name, kv = request.request_id, self.kv_cache_manager
+        # The most it ever holds: its last output token is sampled, never computed.
+        most = request.prompt_tokens + request.max_tokens - 1
+        needed = blocks_for(most, kv.block_size)
+        usable = kv.num_gpu_blocks - 1  # block 0 is the null block
+        if needed > usable:
+            raise ValueError(
+                f"request {name!r} needs {needed} blocks for its {most} tokens,"
+                f" the pool has {usable}: it could never finish"
+            )
+        # Without chunked prefill vLLM requires max_model_len <= max_num_batched_tokens
+        # (SchedulerConfig.verify_max_model_len): a whole prompt fits in one step.
+        total = request.prompt_tokens + request.max_tokens
+        budget = self.config.max_num_batched_tokens
+        if not self.config.enable_chunked_prefill and total > budget:
+            raise ValueError(
+                f"request {name!r} has {total} tokens (prompt_tokens + max_tokens),"
+                f" more than max_num_batched_tokens={budget}: without chunked prefill"
+                " vLLM requires max_model_len <= max_num_batched_tokens"
+            )
+
+    def add_request(self, request: Request) -> None:
+        """A new request joins the back of the waiting queue
+        (vllm/v1/core/sched/scheduler.py: Scheduler.add_request)."""
+        self.check(request)
+        prompt = request.prompt
+        if prompt is None:
+            start, self._next_unique = (
+                self._next_unique,
+                self._next_unique + request.prompt_tokens,
+            )
+            prompt = range(start, self._next_unique)
+        self.waiting.append(_State(request, list(prompt)))
+
+    def _preempt_request(self, state: _State) -> None:
+        """vllm/v1/core/sched/scheduler.py: Scheduler._preempt_request: free all its
+        blocks, forget what it computed (recompute), put it at the waiting queue's
+        front (FCFSRequestQueue.prepend_request)."""
+        if state.id in self.kv_cache_manager.requests:
+            self.kv_cache_manager.free(state.id)
+        state.num_computed_tokens = 0
+        state.num_preemptions += 1
+        state.preempted = True
+        self.waiting.appendleft(state)
+
+    def schedule(self) -> tuple[dict[str, int], list[str]]:
+        """vllm/v1/core/sched/scheduler.py: Scheduler.schedule. Returns the tokens
+        scheduled per request and the requests preempted in this step."""
+        config, kv = self.config, self.kv_cache_manager
+        token_budget = config.max_num_batched_tokens  # max_num_scheduled_tokens unset
+        threshold = config.long_prefill_token_threshold
+        scheduled: dict[str, int] = {}
+        preempted: list[str] = []
+
+        # 1. The RUNNING requests, in their order, while the budget lasts.
+        req_index = 0
+        while req_index < len(self.running) and token_budget > 0:
+            state = self.running[req_index]
+            # No extra step for a request whose last token is already on its way
+            # (AsyncScheduler's placeholders; none without async scheduling).
+            if (
+                state.num_output_placeholders > 0
+                and state.num_computed_tokens + 2 - state.num_output_placeholders
+                >= state.request.prompt_tokens + state.request.max_tokens
+            ):
+                req_index += 1
+                continue
+            # What it lacks: the rest of its prompt (or recompute), or one token,
+            # counting the tokens still on their way as known.
+            num_new_tokens = (
+                state.num_tokens
+                + state.num_output_placeholders
+                - state.num_computed_tokens
+            )
+            if 0 < threshold < num_new_tokens:
+                num_new_tokens = threshold
+            num_new_tokens = min(num_new_tokens, token_budget)
+            # 2. Blocks run out (vllm/v1/core/kv_cache_manager.py:
+            # KVCacheManager.allocate_slots returns None): preempt the last running
+            # request (FCFS policy), again and again, until this one fits or is itself
+            # the one preempted.
+            while (
+                kv.allocate_slots(
+                    state.id, state.tokens, state.num_computed_tokens, num_new_tokens
+                )
+                is None
+            ):
+                victim = self.running.pop()
+                self._preempt_request(victim)
+                preempted.append(victim.id)
+                if victim is state:
+                    break
+            if state.preempted:
+                break  # no running request after it is scheduled in this step
+            scheduled[state.id] = num_new_tokens
+            token_budget -= num_new_tokens
+            req_index += 1
+
+        # 3. The WAITING requests, head first; none in a step that preempted.
+        while not preempted and self.waiting and token_budget > 0:
+            if len(self.running) >= config.max_num_seqs:
+                break
+            state = self.waiting[0]
+            # Its cached blocks, looked up (and counted) at every try, a preempted
+            # request's own among them (KVCacheManager.get_computed_blocks).
+            hit, num_computed_tokens = kv.get_computed_blocks(
+                state.tokens, preempted=state.num_preemptions > 0
+            )
+            # A new request computes its prompt; a preempted one its prompt and
+            # the tokens it had generated (request.num_tokens).
+            num_new_tokens = state.num_tokens - num_computed_tokens
+            if 0 < threshold < num_new_tokens:
+                num_new_tokens = threshold
+            # Without chunked prefill, a prompt longer than what is left of the
+            # budget ends this step's admissions: no later request jumps it.
+            if not config.enable_chunked_prefill and num_new_tokens > token_budget:
+                break
+            num_new_tokens = min(num_new_tokens, token_budget)
+            # It is admitted only if its whole sequence so far fits in the free blocks
+            # (SchedulerConfig.scheduler_reserve_full_isl, default True).
+            new_blocks = kv.allocate_slots(
+                state.id,
+                state.tokens,
+                state.num_computed_tokens,
+                num_new_tokens,
+                hit,
+                full_sequence_must_fit=True,
+            )
+            if new_blocks is None:
+                break  # too few free blocks: it waits, and all behind it
+            self.waiting.popleft()
+            self.running.append(state)
+            state.preempted = False
+            state.num_computed_tokens = num_computed_tokens
+            scheduled[state.id] = num_new_tokens
+            token_budget -= num_new_tokens
+
+        assert sum(scheduled.values()) <= config.max_num_batched_tokens
+        assert len(self.running) <= config.max_num_seqs
+        self._update_after_schedule(scheduled)
+        return scheduled, preempted
+
+    def _update_after_schedule(self, scheduled: dict[str, int]) -> None:
+        """4. The scheduled tokens count as computed at once, so that the next step
+        can be scheduled before this one's output is back
+        (vllm/v1/core/sched/scheduler.py: Scheduler._update_after_schedule). A
+        chunk that does not reach the end of the known tokens samples nothing: the
+        model runner discards it."""
+        by_id = {state.id: state for state in self.running}
+        for request_id, num_tokens in scheduled.items():
+            state = by_id[request_id]
+            state.num_computed_tokens += num_tokens
+            state.is_prefill_chunk = state.num_computed_tokens < (
+                state.num_tokens + state.num_output_placeholders
+            )
+
+    def update_from_output(
+        self, scheduled: dict[str, int], sampled: list[str] | None = None
+    ) -> tuple[list[str], list[str]]:
+        """5. A step's output is back (vllm/v1/core/sched/scheduler.py:
+        Scheduler.update_from_output): each request that sampled gets its token
+        (sampled: by default, every request of the step that is not in the middle
+        of its prompt). Returns who sampled and who finished."""
+        if sampled is None:
+            sampled = self.sampling(scheduled)
+        finished = []
+        states = {state.id: state for state in [*self.running, *self.waiting]}
+        for request_id in scheduled:
+            state = states.get(request_id)
+            if state is None or request_id not in sampled:
+                continue  # finished already, or a prompt chunk that samples nothing
+            self._update_request_with_output(state)
+            # Finished at max_tokens (vllm/v1/core/sched/utils.py: check_stop): its
+            # blocks go back to the pool (Scheduler._free_request).
+            if state.num_output_tokens >= state.request.max_tokens:
+                finished.append(request_id)
+                if request_id in self.kv_cache_manager.requests:
+                    self.kv_cache_manager.free(request_id)
+        self.running = [state for state in self.running if state.id not in finished]
+        self.waiting = deque(
+            state for state in self.waiting if state.id not in finished
+        )
+        return sampled, finished
+
+    def _update_request_with_output(self, state: _State) -> None:
+        """The request gets its sampled token (Scheduler._update_request_with_output).
+        The stand-in model samples token id -1 - k as a request's k-th output token:
+        tokens no prompt holds, the same for the same prompt, as greedy decoding
+        gives."""
+        state.tokens.append(-1 - state.num_output_tokens)
+        state.num_output_tokens += 1
+
+    def sampling(self, scheduled: dict[str, int]) -> list[str]:
+        """Who of a step just scheduled gets a token sampled: those whose chunk
+        reaches the end of their known tokens."""
+        states = {state.id: state for state in self.running}
+        return [i for i in scheduled if not states[i].is_prefill_chunk]
+
+
+class AsyncScheduler(Scheduler):
+    """vllm/v1/core/sched/async_scheduler.py: AsyncScheduler, vLLM's default: the
+    engine schedules step N+1 before step N's output is back, so a request that
+    samples in a step gets a placeholder for its token until the output comes."""
+
+    def _update_after_schedule(self, scheduled: dict[str, int]) -> None:
+        """AsyncScheduler._update_after_schedule: a placeholder per sampling request."""
+        super()._update_after_schedule(scheduled)
+        for state in self.running:
+            if state.id in scheduled and not state.is_prefill_chunk:
+                state.num_output_placeholders += 1
+
+    def _update_request_with_output(self, state: _State) -> None:
+        """AsyncScheduler._update_request_with_output: the token replaces its
+        placeholder, and its full block gets a hash, unless the request was
+        preempted meanwhile."""
+        super()._update_request_with_output(state)
+        state.num_output_placeholders -= 1
+        if not state.preempted:
+            self.kv_cache_manager.cache_blocks(
+                state.id,
+                state.tokens,
+                state.num_computed_tokens - state.num_output_placeholders,
+            )
 
 
 @dataclass
@@ -111,324 +385,31 @@ class Step:
     block_tables: dict[str, list[int]] = field(default_factory=dict)
 
 
-def _flag(name: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return value
-
-
-class Scheduler:
-    def __init__(
-        self,
-        num_gpu_blocks: int,
-        max_num_batched_tokens: int = MAX_NUM_BATCHED_TOKENS,
-        max_num_seqs: int = MAX_NUM_SEQS,
-        block_size: int = BLOCK_SIZE,
-        long_prefill_token_threshold: int = 0,
-        enable_chunked_prefill: bool = True,
-        enable_prefix_caching: bool = False,
-        async_scheduling: bool = False,
-    ):
-        budget = _whole("max_num_batched_tokens", max_num_batched_tokens, 1)
-        self.max_num_batched_tokens = budget
-        self.max_num_seqs = _whole("max_num_seqs", max_num_seqs, 1)
-        # vllm/config/scheduler.py: SchedulerConfig.verify_max_model_len
-        if budget < max_num_seqs:
-            raise ValueError(
-                f"max_num_batched_tokens ({budget}) must be greater than or equal"
-                f" to max_num_seqs ({max_num_seqs}), as vLLM requires (it lowers its"
-                " default max_num_seqs to max_num_batched_tokens when max_num_seqs is"
-                " not given)"
-            )
-        self.long_prefill_token_threshold = _whole(
-            "long_prefill_token_threshold", long_prefill_token_threshold, 0
-        )
-        self.enable_chunked_prefill = _flag(
-            "enable_chunked_prefill", enable_chunked_prefill
-        )
-        self.enable_prefix_caching = _flag(
-            "enable_prefix_caching", enable_prefix_caching
-        )
-        # vllm/v1/core/sched/async_scheduler.py: AsyncScheduler
-        self.async_scheduling = _flag("async_scheduling", async_scheduling)
-        pool = PrefixCache if enable_prefix_caching else BlockPool
-        self.pool = pool(_whole("num_gpu_blocks", num_gpu_blocks, 1), block_size)
-        # vllm/v1/core/sched/request_queue.py: FCFSRequestQueue, a deque
-        self.waiting: deque[_State] = deque()
-        self.running: list[_State] = []
-        self._next_unique = UNIQUE_TOKENS
-
-    def check(self, request: Request) -> None:
-        """Refuse a request that could never finish, as vLLM refuses such a setup."""
-        name = request.request_id
-        # The most it ever holds: its last output token is sampled, never computed.
-        most = request.prompt_tokens + request.max_tokens - 1
-        needed = blocks_for(most, self.pool.block_size)
-        usable = self.pool.num_gpu_blocks - 1  # block 0 is the null block
-        if needed > usable:
-            raise ValueError(
-                f"request {name!r} needs {needed} blocks for its {most} tokens,"
-                f" the pool has {usable}: it could never finish"
-            )
-        # Without chunked prefill vLLM requires max_model_len <= max_num_batched_tokens
-        # (SchedulerConfig.verify_max_model_len): a whole prompt fits in one step.
-        total = request.prompt_tokens + request.max_tokens
-        if not self.enable_chunked_prefill and total > self.max_num_batched_tokens:
-            raise ValueError(
-                f"request {name!r} has {total} tokens (prompt_tokens + max_tokens),"
-                f" more than max_num_batched_tokens={self.max_num_batched_tokens}:"
-                " without chunked prefill vLLM requires max_model_len <="
-                " max_num_batched_tokens"
-            )
-
-    def add_request(self, request: Request) -> None:
-        # A new request joins the back of the waiting queue
-        # (vllm/v1/core/sched/scheduler.py: Scheduler.add_request).
-        self.check(request)
-        prompt = request.prompt
-        if prompt is None:
-            start, self._next_unique = (
-                self._next_unique,
-                self._next_unique + request.prompt_tokens,
-            )
-            prompt = range(start, self._next_unique)
-        self.waiting.append(_State(request, list(prompt)))
-
-    def _allocate_slots(
-        self, state: _State, num_new_tokens: int, hit: list[int] | None = None
-    ) -> bool:
-        """vllm/v1/core/kv_cache_manager.py: KVCacheManager.allocate_slots, for one
-        full-attention group: no lookahead, no watermark. hit: the cached blocks a
-        waiting request starts from (None for a running request)."""
-        pool = self.pool
-        # A waiting request is admitted only if its whole sequence so far fits in
-        # the free blocks (SchedulerConfig.scheduler_reserve_full_isl, default True).
-        full_sequence_must_fit = hit is not None
-        if self.enable_prefix_caching:
-            new = pool.allocate_slots(
-                state.id,
-                state.tokens,
-                state.num_computed_tokens,
-                num_new_tokens,
-                hit or (),
-                full_sequence_must_fit,
-            )
-            return new is not None
-        held = len(pool.block_table(state.id)) if state.id in pool.requests else 0
-        if full_sequence_must_fit:
-            whole = blocks_for(state.num_tokens, pool.block_size)
-            if whole - held > pool.num_free_blocks:
-                return False
-        try:  # blocks for the tokens computed so far and this step's new ones
-            pool.allocate(state.id, state.num_computed_tokens + num_new_tokens)
-        except NoFreeBlocks:
-            return False
-        return True
-
-    def _preempt_request(self, state: _State) -> None:
-        """vllm/v1/core/sched/scheduler.py: Scheduler._preempt_request: free all its
-        blocks, forget what it computed (recompute), put it at the waiting queue's
-        front (FCFSRequestQueue.prepend_request)."""
-        if state.id in self.pool.requests:
-            self.pool.free(state.id)
-        state.num_computed_tokens = 0
-        state.num_preemptions += 1
-        state.preempted = True
-        self.waiting.appendleft(state)
-
-    def schedule(self) -> tuple[dict[str, int], list[str]]:
-        """vllm/v1/core/sched/scheduler.py: Scheduler.schedule. Returns the tokens
-        scheduled per request and the requests preempted in this step."""
-        token_budget = self.max_num_batched_tokens  # max_num_scheduled_tokens unset
-        threshold = self.long_prefill_token_threshold
-        scheduled: dict[str, int] = {}
-        preempted: list[str] = []
-
-        # First the RUNNING requests, in their order, while the budget lasts.
-        req_index = 0
-        while req_index < len(self.running) and token_budget > 0:
-            state = self.running[req_index]
-            # Async scheduling: no extra step for a request whose last token is
-            # already on its way (AsyncScheduler's placeholders).
-            if (
-                state.num_output_placeholders > 0
-                and state.num_computed_tokens + 2 - state.num_output_placeholders
-                >= state.request.prompt_tokens + state.request.max_tokens
-            ):
-                req_index += 1
-                continue
-            # What it lacks: the rest of its prompt (or recompute), or one token,
-            # counting the tokens still on their way as known.
-            num_new_tokens = (
-                state.num_tokens
-                + state.num_output_placeholders
-                - state.num_computed_tokens
-            )
-            if 0 < threshold < num_new_tokens:
-                num_new_tokens = threshold
-            num_new_tokens = min(num_new_tokens, token_budget)
-            # Blocks run out: preempt the last running request (FCFS policy), again
-            # and again, until this one fits or is itself the one preempted.
-            fits = True
-            while not self._allocate_slots(state, num_new_tokens):
-                victim = self.running.pop()
-                self._preempt_request(victim)
-                preempted.append(victim.id)
-                if victim is state:
-                    fits = False
-                    break
-            if not fits:
-                break  # no running request after it is scheduled in this step
-            scheduled[state.id] = num_new_tokens
-            token_budget -= num_new_tokens
-            req_index += 1
-
-        # Then the WAITING requests, head first; none in a step that preempted.
-        if not preempted:
-            while self.waiting and token_budget > 0:
-                if len(self.running) >= self.max_num_seqs:
-                    break
-                state = self.waiting[0]
-                # Its cached blocks, looked up (and counted) at every try, a preempted
-                # request's own among them (KVCacheManager.get_computed_blocks).
-                hit, num_computed_tokens = [], 0
-                if self.enable_prefix_caching:
-                    hit, num_computed_tokens = self.pool.get_computed_blocks(
-                        state.tokens, preempted=state.num_preemptions > 0
-                    )
-                # A new request computes its prompt; a preempted one its prompt and
-                # the tokens it had generated (request.num_tokens).
-                num_new_tokens = state.num_tokens - num_computed_tokens
-                if 0 < threshold < num_new_tokens:
-                    num_new_tokens = threshold
-                # Without chunked prefill, a prompt longer than what is left of the
-                # budget ends this step's admissions: no later request jumps it.
-                if not self.enable_chunked_prefill and num_new_tokens > token_budget:
-                    break
-                num_new_tokens = min(num_new_tokens, token_budget)
-                if not self._allocate_slots(state, num_new_tokens, hit):
-                    break  # too few free blocks: it waits, and all behind it
-                self.waiting.popleft()
-                self.running.append(state)
-                state.preempted = False
-                state.num_computed_tokens = num_computed_tokens
-                scheduled[state.id] = num_new_tokens
-                token_budget -= num_new_tokens
-
-        assert sum(scheduled.values()) <= self.max_num_batched_tokens
-        assert len(self.running) <= self.max_num_seqs
-        self._update_after_schedule(scheduled)
-        return scheduled, preempted
-
-    def _update_after_schedule(self, scheduled: dict[str, int]) -> None:
-        """The scheduled tokens count as computed at once, so that the next step
-        can be scheduled before this one's output is back
-        (vllm/v1/core/sched/scheduler.py: Scheduler._update_after_schedule). A
-        chunk that does not reach the end of the known tokens samples nothing: the
-        model runner discards it. With async scheduling a request that samples gets
-        a placeholder for the token it will get (vllm/v1/core/sched/async_scheduler.py:
-        AsyncScheduler._update_after_schedule)."""
-        by_id = {state.id: state for state in self.running}
-        for request_id, num_tokens in scheduled.items():
-            state = by_id[request_id]
-            state.num_computed_tokens += num_tokens
-            state.is_prefill_chunk = state.num_computed_tokens < (
-                state.num_tokens + state.num_output_placeholders
-            )
-            if self.async_scheduling and not state.is_prefill_chunk:
-                state.num_output_placeholders += 1
-
-    def update_from_output(
-        self, scheduled: dict[str, int], sampled: list[str] | None = None
-    ) -> tuple[list[str], list[str]]:
-        """A step's output is back (vllm/v1/core/sched/scheduler.py:
-        Scheduler.update_from_output): each request that sampled gets its token
-        (sampled: by default, every request of the step that is not in the middle
-        of its prompt). The stand-in model samples token id -1 - k as a request's
-        k-th output token: tokens no prompt holds, the same for the same prompt, as
-        greedy decoding gives. Returns who sampled and who finished."""
-        if sampled is None:
-            sampled = self.sampling(scheduled)
-        finished = []
-        states = {state.id: state for state in [*self.running, *self.waiting]}
-        for request_id in scheduled:
-            state = states.get(request_id)
-            if state is None or request_id not in sampled:
-                continue  # finished already, or a prompt chunk that samples nothing
-            state.tokens.append(-1 - state.num_output_tokens)
-            state.num_output_tokens += 1
-            if self.async_scheduling:
-                state.num_output_placeholders -= 1
-                # The new token's full block gets its hash, unless the request was
-                # preempted meanwhile (AsyncScheduler._update_request_with_output).
-                if self.enable_prefix_caching and not state.preempted:
-                    self.pool.cache_blocks(
-                        state.id,
-                        state.tokens,
-                        state.num_computed_tokens - state.num_output_placeholders,
-                    )
-            # Finished at max_tokens (vllm/v1/core/sched/utils.py: check_stop): its
-            # blocks go back to the pool (Scheduler._free_request).
-            if state.num_output_tokens >= state.request.max_tokens:
-                finished.append(request_id)
-                if request_id in self.pool.requests:
-                    self.pool.free(request_id)
-        self.running = [state for state in self.running if state.id not in finished]
-        self.waiting = deque(
-            state for state in self.waiting if state.id not in finished
-        )
-        return sampled, finished
-
-    def sampling(self, scheduled: dict[str, int]) -> list[str]:
-        """Who of a step just scheduled gets a token sampled: those whose chunk
-        reaches the end of their known tokens."""
-        states = {state.id: state for state in self.running}
-        return [i for i in scheduled if not states[i].is_prefill_chunk]
-
-
 def enough_blocks(requests: list[Request], block_size: int = BLOCK_SIZE) -> int:
     """A pool in which blocks never run out: the null block, plus every request's
     whole sequence at once (its last output token is never written to the cache)."""
-    _whole("block_size", block_size, 1)
     return 1 + sum(
         blocks_for(r.prompt_tokens + r.max_tokens - 1, block_size) for r in requests
     )
 
 
-def run(
-    requests: list[Request],
-    max_num_batched_tokens: int = MAX_NUM_BATCHED_TOKENS,
-    max_num_seqs: int = MAX_NUM_SEQS,
-    num_gpu_blocks: int | None = None,
-    block_size: int = BLOCK_SIZE,
-    long_prefill_token_threshold: int = 0,
-    enable_chunked_prefill: bool = True,
-    enable_prefix_caching: bool = False,
-    async_scheduling: bool = False,
-) -> list[Step]:
+def run(requests: list[Request], kv_cache_manager=BlockPool, **settings) -> list[Step]:
     """Run the requests to completion, one Step per engine step from step 0. A
-    request arriving at step s joins the waiting queue before step s is scheduled;
-    num_gpu_blocks=None: enough blocks that none ever runs out."""
-    requests = list(requests)
-    for request in requests:
-        if not isinstance(request, Request):
-            raise ValueError(f"requests must be Request objects, got {request!r}")
+    request arriving at step s joins the waiting queue before step s is scheduled.
+    settings: SchedulerConfig's; kv_cache_manager: the class of the blocks' manager,
+    made with (num_gpu_blocks, block_size): BlockPool by default."""
+    config = SchedulerConfig(**settings)
     ids = [request.request_id for request in requests]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
         raise ValueError(f"request ids must be unique: {', '.join(repeated)} repeat")
-    if num_gpu_blocks is None:
-        num_gpu_blocks = enough_blocks(requests, block_size)
-    scheduler = Scheduler(
-        num_gpu_blocks,
-        max_num_batched_tokens,
-        max_num_seqs,
-        block_size,
-        long_prefill_token_threshold,
-        enable_chunked_prefill,
-        enable_prefix_caching,
-        async_scheduling,
-    )
+    if config.num_gpu_blocks is None:
+        num_gpu_blocks = enough_blocks(requests, config.block_size)
+        config = replace(config, num_gpu_blocks=num_gpu_blocks)
+    kv = kv_cache_manager(config.num_gpu_blocks, config.block_size)
+    # vllm/config/scheduler.py: SchedulerConfig.get_scheduler_cls
+    scheduler_cls = AsyncScheduler if config.async_scheduling else Scheduler
+    scheduler = scheduler_cls(config, kv)
     for request in requests:
         scheduler.check(request)  # refuse bad input before the first step
     # Arrival order, and list order among requests arriving at the same step.
@@ -439,7 +420,7 @@ def run(
     # two steps in flight: it schedules step N+1, then processes step N's output
     # (EngineCore.step_with_batch_queue, a batch queue of two).
     in_flight: deque[tuple[dict[str, int], list[str]]] = deque()
-    depth = 2 if async_scheduling else 1
+    depth = 2 if config.async_scheduling else 1
     steps: list[Step] = []
     while pending or scheduler.waiting or scheduler.running or in_flight:
         step = len(steps)
@@ -464,7 +445,6 @@ def run(
             len(in_flight) == depth or not (scheduler.waiting or scheduler.running)
         ):
             finished = scheduler.update_from_output(*in_flight.pop())[1]
-        pool = scheduler.pool
         steps.append(
             Step(
                 step=step,
@@ -476,10 +456,10 @@ def run(
                 finished=finished,
                 running=[s.id for s in scheduler.running],
                 waiting=[s.id for s in scheduler.waiting],
-                free_blocks=pool.num_free_blocks,
-                block_tables={s.id: pool.block_table(s.id) for s in scheduler.running},
-                hits=getattr(pool, "hits", 0),
-                queries=getattr(pool, "queries", 0),
+                free_blocks=kv.num_free_blocks,
+                block_tables={s.id: kv.block_table(s.id) for s in scheduler.running},
+                hits=kv.hits,
+                queries=kv.queries,
             )
         )
     # The engine's last turn may only process an empty step: not a step to show.
@@ -489,29 +469,10 @@ def run(
 
 
 def simulate(
-    requests: list[Request],
-    max_num_batched_tokens: int = MAX_NUM_BATCHED_TOKENS,
-    max_num_seqs: int = MAX_NUM_SEQS,
-    num_gpu_blocks: int | None = None,
-    block_size: int = BLOCK_SIZE,
-    long_prefill_token_threshold: int = 0,
-    enable_chunked_prefill: bool = True,
-    enable_prefix_caching: bool = False,
-    async_scheduling: bool = False,
+    requests: list[Request], kv_cache_manager=BlockPool, **settings
 ) -> list[dict[str, int]]:
     """One dict per step: request id -> the tokens scheduled for it in that step."""
-    steps = run(
-        requests,
-        max_num_batched_tokens,
-        max_num_seqs,
-        num_gpu_blocks,
-        block_size,
-        long_prefill_token_threshold,
-        enable_chunked_prefill,
-        enable_prefix_caching,
-        async_scheduling,
-    )
-    return [step.scheduled for step in steps]
+    return [step.scheduled for step in run(requests, kv_cache_manager, **settings)]
 
 
 def ttft_steps(requests: list[Request], steps: list[Step]) -> dict[str, int]:

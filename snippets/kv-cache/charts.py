@@ -6,10 +6,10 @@ the tests find an SVG stale when its numbers or labels no longer match these.
 
 from dataclasses import replace
 
+from explorer import preset_weight_bytes
 from hf_config import bytes_per_token, presets, read_presets
 from kv_cache_size import GIB, ModelConfig
 from kv_capacity import GPU_GIB, UTILIZATION, predict
-from quant_memory import weight_bytes
 
 CONTEXTS = [2**k for k in range(10, 18)]  # 1,024 to 131,072 tokens
 QWEN_CONTEXTS = CONTEXTS[:6]  # up to Qwen2.5-7B's own 32,768
@@ -23,9 +23,9 @@ MODELS = [
 
 # The second chart: Qwen2.5-7B served by vLLM on one RTX 4090, activations left out.
 MAX_NUM_SEQS = 256  # vLLM 0.26.0 runs at most 256 sequences at once on this card
-WEIGHTS = {  # format (quant_memory.py): label, and what kv_cache_dtype="auto" is
+WEIGHTS = {  # precision (explorer.py): label, and what kv_cache_dtype="auto" is
     "bf16": ({"zh": "BF16 权重", "en": "BF16 weights"}, "BF16"),
-    "awq-int4-g128": ({"zh": "AWQ 4-bit 权重", "en": "AWQ 4-bit weights"}, "FP16"),
+    "awq": ({"zh": "AWQ 4-bit 权重", "en": "AWQ 4-bit weights"}, "FP16"),
 }
 
 CONTEXT = {"zh": "上下文长度（token）", "en": "Context length (tokens)"}
@@ -75,7 +75,7 @@ def sequences_on_24gb() -> dict:
     preset = read_presets()["Qwen2.5-7B-Instruct"]
     series = []
     for precision, (weights_label, auto) in WEIGHTS.items():
-        weights_bytes = weight_bytes(preset.name, precision)
+        weights_bytes = preset_weight_bytes(preset, precision)
         for dtype_bytes, kv in ((2, f"auto ({auto})"), (1, "fp8")):
             model = replace(preset.model, dtype_bytes=dtype_bytes)
             label = {

@@ -9,19 +9,23 @@ from dataclasses import dataclass
 from hf_config import MLAConfig, Preset, bytes_per_token, read_presets
 from kv_cache_size import GIB, ModelConfig
 from kv_capacity import GPU_GIB, predict
-from model_weights import LINEAR_BYTES
-from quant_memory import weight_bytes
+from model_weights import LINEAR_BYTES, count, linear_layers, weight_bytes
 
 WEIGHT_BYTES = (
     LINEAR_BYTES  # bytes per parameter, when only the parameter count is known
 )
-# The explorer's precisions, as the quantization lesson's quant_memory.py names them.
-FORMATS = {"bf16": "bf16", "fp8": "fp8", "awq": "awq-int4-g128"}
+# FP8 keeps one float32 scale per linear layer (vllm/model_executor/layers/
+# quantization/online/fp8.py: Fp8PerTensorOnlineLinearMethod).
+FP8_SCALE_BYTES = 4
 
 
 def preset_weight_bytes(preset: Preset, precision: str) -> int:
-    """A preset's weights, counted tensor by tensor (quant_memory.py, lesson 4)."""
-    return weight_bytes(preset.name, FORMATS[precision])
+    """A preset's weights, from its layers (model_weights.py): the linear layers at
+    WEIGHT_BYTES[precision] per weight plus FP8's scales, the rest 16-bit. Lesson 4's
+    quant_memory.py counts the same bytes tensor by tensor."""
+    layers = sum(n for *_, n in linear_layers(preset.config))
+    scales = FP8_SCALE_BYTES * layers if precision == "fp8" else 0
+    return weight_bytes(count(preset.config), precision) + scales
 
 
 def custom_weight_bytes(parameters_billion: float, precision: str) -> int:

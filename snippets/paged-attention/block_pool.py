@@ -12,11 +12,6 @@ from collections import deque
 BLOCK_SIZE = 16
 
 
-class NoFreeBlocks(RuntimeError):
-    """Too few free blocks: vLLM's allocate_slots returns None and the scheduler waits
-    or preempts (vllm/v1/core/kv_cache_manager.py: KVCacheManager.allocate_slots)."""
-
-
 def _whole(name: str, value, least: int) -> int:
     if type(value) is not int or value < least:
         raise ValueError(
@@ -80,10 +75,11 @@ class BlockPool:
             raise ValueError(f"unknown request {request_id!r}: it holds no blocks")
         return self._tables[request_id]
 
-    def allocate(self, request_id: str, num_tokens: int) -> list[int]:
+    def allocate(self, request_id: str, num_tokens: int) -> list[int] | None:
         """Grow the request's block table to hold num_tokens tokens in total; return
-        the block ids it added. If too few blocks are free, raise NoFreeBlocks and
-        change nothing."""
+        the block ids it added. If too few blocks are free, return None and change
+        nothing, as vLLM's KVCacheManager.allocate_slots does: its scheduler then
+        keeps the request waiting or preempts another."""
         if not isinstance(request_id, str) or not request_id:
             raise ValueError(
                 f"request_id must be a non-empty string, got {request_id!r}"
@@ -101,10 +97,7 @@ class BlockPool:
         # SingleTypeKVCacheManager.get_num_blocks_to_allocate.
         needed = blocks_for(num_tokens, self.block_size) - len(table)
         if needed > self.num_free_blocks:
-            raise NoFreeBlocks(
-                f"request {request_id!r} needs {needed} more blocks for {num_tokens}"
-                f" tokens, {self.num_free_blocks} are free"
-            )
+            return None
         # Blocks come from the head of the free queue (vllm/v1/core/block_pool.py:
         # BlockPool.get_new_blocks, with FreeKVCacheBlockQueue.popleft_n); a block that
         # still had a hash loses it (BlockPool._maybe_evict_cached_block).
@@ -133,6 +126,42 @@ class BlockPool:
         unhashed = [block for block in ordered if block not in self._hashed]
         self._free.extendleft(reversed(unhashed))
         self._free.extend(block for block in ordered if block in self._hashed)
+
+    # What lesson 3's scheduler calls: vLLM's KVCacheManager with prefix caching off
+    # (vllm/v1/core/kv_cache_manager.py: KVCacheManager). Lesson 5 answers the same
+    # calls with prefix caching on.
+    hits = queries = 0  # prefix cache lookups, in tokens: none here
+
+    def get_computed_blocks(
+        self, tokens: list[int], preempted: bool = False
+    ) -> tuple[list[int], int]:
+        """The cached blocks a request starts from and the tokens they hold: none
+        (KVCacheManager.get_computed_blocks with prefix caching off)."""
+        return [], 0
+
+    def allocate_slots(
+        self,
+        request_id: str,
+        tokens: list[int],
+        num_computed_tokens: int,
+        num_new_tokens: int,
+        new_computed_blocks: list[int] = (),
+        full_sequence_must_fit: bool = False,
+    ) -> list[int] | None:
+        """Blocks for the request's computed tokens and num_new_tokens more; None,
+        changing nothing, if too few are free (KVCacheManager.allocate_slots, one
+        full-attention group, no lookahead, no watermark). tokens: all the request
+        has so far; with full_sequence_must_fit (a waiting request, as
+        SchedulerConfig.scheduler_reserve_full_isl asks) they must all fit.
+        new_computed_blocks, the cached blocks it starts from, are none here."""
+        held = len(self._tables.get(request_id, ()))
+        whole = blocks_for(len(tokens), self.block_size)
+        if full_sequence_must_fit and whole - held > self.num_free_blocks:
+            return None
+        return self.allocate(request_id, num_computed_tokens + num_new_tokens)
+
+    def cache_blocks(self, request_id: str, tokens: list[int], num_tokens: int):
+        """Nothing to cache with prefix caching off (KVCacheManager.cache_blocks)."""
 
     def block_table(self, request_id: str) -> list[int]:
         return list(self._table_of(request_id))

@@ -6,7 +6,7 @@ default for Qwen2.5 (full blocks keep a hash and are freed to the queue's tail),
 replays steps 5 and 6 with it off.
 """
 
-from block_pool import BlockPool, NoFreeBlocks
+from block_pool import BlockPool, blocks_for
 
 NUM_GPU_BLOCKS = 10  # block 0 is the null block: 9 blocks to hand out
 # (request, tokens it holds in total after the step); None: the request finished.
@@ -32,11 +32,18 @@ def run(trace=TRACE, num_gpu_blocks=NUM_GPU_BLOCKS, enable_caching=True):
             pool.free(request)
             yield step, pool, f"{request} finishes"
             continue
-        try:
-            added = pool.allocate(request, tokens)
+        held = len(pool.block_table(request)) if request in pool.requests else 0
+        added = pool.allocate(request, tokens)
+        if added is None:  # too few free blocks: nothing changed
+            needed = f"{blocks_for(tokens) - held} more blocks for {tokens} tokens"
+            free = f"{pool.num_free_blocks} are free"
+            yield (
+                step,
+                pool,
+                f"{request} refused: request {request!r} needs {needed}, {free}",
+            )
+        else:
             yield step, pool, f"{request} holds {tokens} tokens: +{added}"
-        except NoFreeBlocks as refused:
-            yield step, pool, f"{request} refused: {refused}"
 
 
 def encode(trace=TRACE) -> str:

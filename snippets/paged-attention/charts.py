@@ -3,7 +3,7 @@
 coursekit/charts.py draws it (npm run charts) into charts/<name>.<language>.svg.
 """
 
-from block_pool import BlockPool, NoFreeBlocks
+from block_pool import BlockPool
 from lab_prediction import MAX_MODEL_LEN, NUM_GPU_BLOCKS
 
 LENGTHS = [2**k for k in range(6, 13)]  # 64 to 4,096 tokens per request
@@ -12,11 +12,9 @@ LENGTHS = [2**k for k in range(6, 13)]  # 64 to 4,096 tokens per request
 def requests_that_fit(tokens_each: int) -> int:
     """Admit requests of tokens_each tokens until the pool refuses one."""
     pool = BlockPool(NUM_GPU_BLOCKS)
-    try:
-        while True:
-            pool.allocate(f"request-{len(pool.requests)}", tokens_each)
-    except NoFreeBlocks:
-        return len(pool.requests)
+    while pool.allocate(f"request-{len(pool.requests)}", tokens_each) is not None:
+        pass
+    return len(pool.requests)
 
 
 def charts() -> dict[str, dict]:

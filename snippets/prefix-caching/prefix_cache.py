@@ -1,14 +1,18 @@
-"""vLLM 0.26.0's automatic prefix caching in the standard library, on lesson 2's
-block pool: full blocks get a hash chained on their parent's, a new request reuses
-the longest run of cached blocks from its first token, and finished blocks stay
-cached in the free queue until they are handed out again.
+"""vLLM 0.26.0's automatic prefix caching in the standard library.
 
-Every rule names the vLLM function it mirrors (vllm/<path>: <function>, read from
-the 0.26.0 wheel). As for Qwen2.5-7B: one full-attention KV cache group, block size
-16, no LoRA, no multimodal inputs, no KV connector. Requests run one at a time, as
-with LLM.generate on one prompt after another: each is admitted, computed and
-finished before the next, so a block a request hits is always a free one
-(ref_cnt 0) that the request takes out of the free queue.
+What vLLM does (vllm/v1/core/kv_cache_manager.py: KVCacheManager, with
+enable_caching): every full block gets a hash chained on its parent's; a new request
+reuses the longest run of cached blocks from its first token; a block counts the
+requests that use it, and a finished request's blocks stay cached in the free queue
+until they are handed out again.
+
+PrefixCache is lesson 2's block pool with those rules: it answers the calls of lesson
+3's scheduler (get_computed_blocks, allocate_slots, free, cache_blocks) as vLLM's
+KVCacheManager does with prefix caching on, and run() takes one request through them
+at a time, as LLM.generate does for one prompt after another. Every rule names the
+vLLM function it mirrors (vllm/<path>: <function>, read from the 0.26.0 wheel). As
+for Qwen2.5-7B: one full-attention KV cache group, block size 16, no LoRA, no
+multimodal inputs, no KV connector.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from block_pool import BLOCK_SIZE, BlockPool, NoFreeBlocks, _whole, blocks_for
+from block_pool import BLOCK_SIZE, BlockPool, blocks_for
 
 # The root of every chain: with PYTHONHASHSEED set, vLLM hashes its value; unset, it
 # draws 32 random bytes, so hashes differ from one process to the next
@@ -48,7 +52,10 @@ def block_hashes(
     the first block only (vllm/v1/core/kv_cache_utils.py:
     generate_block_hash_extra_keys); the chain carries it to every later block.
     """
-    _whole("block_size", block_size, 1)
+    if block_size < 1:
+        raise ValueError(
+            f"block_size must be an integer of at least 1, got {block_size}"
+        )
     hashes, parent = [], NONE_HASH
     for start in range(0, len(tokens) - block_size + 1, block_size):
         extra_keys = (cache_salt,) if start == 0 and cache_salt else None
@@ -209,6 +216,14 @@ class PrefixCache(BlockPool):
         )
         return new
 
+    def allocate(self, request_id: str, num_tokens: int) -> list[int] | None:
+        """Lesson 2's allocate, with reference counts: new blocks, one user each, no
+        hash; None, changing nothing, if too few are free."""
+        held = self._tokens.get(request_id, 0)
+        if num_tokens < held:
+            raise ValueError(f"request {request_id!r} holds {held} tokens, not fewer")
+        return self.allocate_slots(request_id, (), held, num_tokens - held)
+
     def touch(self, blocks: Sequence[int]) -> None:
         """A hit takes a free block out of the free queue, and counts one more user
         (vllm/v1/core/block_pool.py: BlockPool.touch)."""
@@ -286,9 +301,10 @@ class PrefixCache(BlockPool):
         *,
         output: Sequence[int] | None = None,
         cache_salt: str | None = None,
-    ) -> int:
+    ) -> int | None:
         """Admit a request, compute it and finish it; return how many prompt tokens
-        came from the cache (what vLLM reports as RequestOutput.num_cached_tokens).
+        came from the cache (what vLLM reports as RequestOutput.num_cached_tokens),
+        or None, changing nothing, if its blocks are more than the free ones.
 
         output: the token ids the model generates, if later prompts are to hit on
         them (a conversation sends its answers back); by default they are tokens no
@@ -301,7 +317,10 @@ class PrefixCache(BlockPool):
         if request_id in self._tables:
             raise ValueError(f"request {request_id!r} already holds blocks")
         prompt = _tokens("prompt", prompt)
-        _whole("max_tokens", max_tokens, 1)
+        if type(max_tokens) is not int or max_tokens < 1:
+            raise ValueError(
+                f"max_tokens must be an integer of at least 1, got {max_tokens!r}"
+            )
         if output is None:
             self._stand_in -= max_tokens
             output = range(self._stand_in, self._stand_in + max_tokens)
@@ -309,21 +328,22 @@ class PrefixCache(BlockPool):
             raise ValueError(
                 f"output holds {len(output)} token ids, max_tokens is {max_tokens}"
             )
+        # 1. The cached blocks it starts from.
         hit, cached_tokens = self.lookup(prompt, cache_salt)
-        # The last sampled token is never fed back, so its K and V are never computed.
+        # 2. Refused if its blocks are more than the free ones. The last sampled token
+        # is never fed back, so its K and V are never computed.
         computed = len(prompt) + max_tokens - 1
-        needed = self.blocks_to_allocate(request_id, computed, hit)
-        if needed > self.num_free_blocks:
-            raise NoFreeBlocks(
-                f"request {request_id!r} needs {needed} blocks for its {computed}"
-                f" tokens, the pool has {self.num_free_blocks} free"
-            )
-        self.get_computed_blocks(prompt, cache_salt)  # counted once it fits
+        if self.blocks_to_allocate(request_id, computed, hit) > self.num_free_blocks:
+            return None
+        # 3. The lookup counts in the stats once the request fits.
+        self.get_computed_blocks(prompt, cache_salt)
+        # 4. Blocks for all it computes, and a hash for each full one.
         cached_before = set(self._hash_of)
         tokens = (prompt + list(output))[:computed]
         new = self.allocate_slots(
             request_id, tokens, 0, computed - cached_tokens, hit, cache_salt=cache_salt
         )
+        # 5. What it did; then it finishes and its blocks go back.
         self.history.append(
             Admission(
                 request_id,

@@ -2,6 +2,7 @@
 scheduler with prefix caching on: B arrives while A is still computing its
 prompt in chunks, and starts from the blocks A has filled."""
 
+from prefix_cache import PrefixCache
 from scheduler import Request, run, table
 
 SYSTEM = tuple(range(100, 140))  # 40 tokens: 2 full blocks and 8 more
@@ -9,10 +10,10 @@ WORKLOAD = [
     Request("A", 72, 3, prompt=SYSTEM + tuple(range(500, 532))),
     Request("B", 48, 3, arrival_step=1, prompt=SYSTEM + tuple(range(600, 608))),
 ]
-CONFIG = dict(max_num_batched_tokens=48, max_num_seqs=4, enable_prefix_caching=True)
+CONFIG = dict(max_num_batched_tokens=48, max_num_seqs=4)
 
 if __name__ == "__main__":
-    steps = run(WORKLOAD, **CONFIG)
+    steps = run(WORKLOAD, PrefixCache, **CONFIG)
     print(table(WORKLOAD, steps))
     for step in steps:
         tables = step.block_tables

@@ -20,7 +20,15 @@ from decode_batch import QWEN
 from kv_cache_size import GIB
 from kv_capacity import predict
 from measured_share import BF16_SHARE, realistic, realistic_time
-from scheduler import MAX_NUM_BATCHED_TOKENS, MAX_NUM_SEQS, Request, Scheduler, Step
+from prefix_cache import PrefixCache
+from scheduler import (
+    MAX_NUM_BATCHED_TOKENS,
+    MAX_NUM_SEQS,
+    Request,
+    Scheduler,
+    SchedulerConfig,
+    Step,
+)
 from serving_metrics import goodput, request_metrics, summary
 
 INPUT_LEN = 1024  # vllm bench serve --random-input-len (its default)
@@ -65,13 +73,12 @@ def serve(
     request sent while a step runs joins the waiting queue before the next step
     (vllm/v1/engine/core.py: EngineCore.step); every sampled token reaches the client
     as its step ends."""
-    scheduler = Scheduler(
-        num_gpu_blocks,
+    config = SchedulerConfig(
         max_num_batched_tokens,
         max_num_seqs,
         enable_chunked_prefill=enable_chunked_prefill,
-        enable_prefix_caching=True,
     )
+    scheduler = Scheduler(config, PrefixCache(num_gpu_blocks))  # prefix caching on
     pending = deque(
         (t, Request(f"r{i}", input_len, output_len)) for i, t in enumerate(sent)
     )
@@ -87,7 +94,7 @@ def serve(
         scheduled, preempted = scheduler.schedule()
         now += step_seconds(
             Step(step, scheduled, {i: before[i] for i in scheduled}, [], [], preempted,
-                 [], [], [], scheduler.pool.num_free_blocks)
+                 [], [], [], scheduler.kv_cache_manager.num_free_blocks)
         )  # fmt: skip
         for request_id in scheduler.update_from_output(scheduled)[0]:
             tokens[request_id].append(now)

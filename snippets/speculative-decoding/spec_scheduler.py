@@ -10,7 +10,9 @@ off for "ngram", and use_v2_model_runner refuses it), no lookahead slots
 (num_lookahead_tokens is num_spec_tokens only for EAGLE and draft models). The
 target's greedy choices are given: request.answer[j] is its argmax for output
 position j, whatever came before, as greedy decoding gives one fixed answer. No
-preemption: the blocks must suffice."""
+preemption: the blocks must suffice. It does not extend lesson 3's Scheduler: vLLM
+writes speculation into the bodies of Scheduler.schedule and .update_from_output,
+which a subclass would have to copy whole."""
 
 from dataclasses import dataclass, field
 

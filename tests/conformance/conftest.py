@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import spec_decode_workloads
 from capture_settings import SETTINGS
-from conformance_workloads import as_json, workloads
+from scheduler_workloads import as_json, workloads
 
 from coursekit import ROOT
 
@@ -59,7 +59,7 @@ def vllm_output(outputs: dict, part: str):
 
 @pytest.fixture(scope="session")
 def vllm_traces(vllm_outputs) -> dict:
-    """vLLM's scheduler trace of each of conformance_workloads' workloads, by name."""
+    """vLLM's scheduler trace of each of scheduler_workloads' workloads, by name."""
     return dict(zip(workloads(), vllm_output(vllm_outputs, "scheduler")))
 
 

@@ -6,7 +6,7 @@ workload is compared: the tokens scheduled per request and their order, who samp
 preemptions in order, who finishes, the running and waiting queues, the free blocks, every
 running request's block table (the block ids), and the prefix cache's hits and queries."""
 
-from conformance_workloads import EDGE_CASES, MODES, RANDOM_PER_MODE, as_json, trace, workloads
+from scheduler_workloads import EDGE_CASES, MODES, RANDOM_PER_MODE, as_json, trace, workloads
 
 from coursekit import ROOT
 

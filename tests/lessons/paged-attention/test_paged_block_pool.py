@@ -4,7 +4,7 @@ test names, not from the simulator."""
 
 import pytest
 from block_picture import picture
-from block_pool import BLOCK_SIZE, BlockPool, NoFreeBlocks, blocks_for, slot_of
+from block_pool import BLOCK_SIZE, BlockPool, blocks_for, slot_of
 from block_trace import TRACE, run
 
 from coursekit import ROOT
@@ -128,10 +128,8 @@ def test_a_refused_allocation_changes_nothing():
     pool = BlockPool(5)
     pool.allocate("A", 20)
     before = (tables(pool), pool.free_queue, pool.usage, pool.num_tokens("A"))
-    with pytest.raises(NoFreeBlocks, match="'A' needs 3 more blocks for 80 tokens, 2 are free"):
-        pool.allocate("A", 80)
-    with pytest.raises(NoFreeBlocks, match="'B' needs 5 more blocks"):
-        pool.allocate("B", 65)
+    assert pool.allocate("A", 80) is None  # 3 more blocks, 2 are free
+    assert pool.allocate("B", 65) is None  # 5 blocks
     assert (tables(pool), pool.free_queue, pool.usage, pool.num_tokens("A")) == before
     assert "B" not in pool.requests
 
@@ -185,3 +183,16 @@ def test_a_freed_request_is_gone():
 def test_blocks_for_rounds_up():
     assert [blocks_for(n) for n in (0, 1, 16, 17, 1000, 1199, 1200)] == [0, 1, 1, 2, 63, 75, 75]
     assert blocks_for(9, block_size=4) == 3
+
+
+def test_the_pool_answers_the_schedulers_calls_without_a_prefix_cache():
+    # KVCacheManager with prefix caching off: no hit, allocate_slots as allocate, None when full.
+    pool = BlockPool(5)  # 4 blocks to hand out
+    assert pool.get_computed_blocks(list(range(40))) == ([], 0)
+    assert pool.allocate_slots("A", list(range(40)), 0, 16) == [1]
+    # A waiting request must fit whole: 40 tokens take 3 blocks, 1 held, 3 free, 2 more.
+    assert pool.allocate_slots("A", list(range(40)), 16, 16, full_sequence_must_fit=True) == [2]
+    assert pool.allocate_slots("B", list(range(50)), 0, 16, full_sequence_must_fit=True) is None
+    assert pool.allocate_slots("B", list(range(50)), 0, 16) == [3]
+    pool.cache_blocks("A", list(range(40)), 32)  # nothing to cache
+    assert (pool.hashed, pool.hits, pool.queries) == (set(), 0, 0)

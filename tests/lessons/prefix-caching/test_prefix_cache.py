@@ -7,7 +7,6 @@ import re
 from hashlib import sha256
 
 import pytest
-from block_pool import NoFreeBlocks
 from prefix_cache import NONE_HASH, PrefixCache, block_hashes
 
 
@@ -183,9 +182,7 @@ def test_a_request_that_does_not_fit_changes_nothing():
     cache = PrefixCache(num_gpu_blocks=4)  # 3 blocks to hand out
     cache.run("A", tokens(100, 20))
     before = cache.free_queue, cache.cached_blocks, cache.history[:], cache.queries
-    message = "request 'big' needs 4 blocks for its 49 tokens, the pool has 3 free"
-    with pytest.raises(NoFreeBlocks, match=re.escape(message)):
-        cache.run("big", tokens(100, 49))
+    assert cache.run("big", tokens(100, 49)) is None  # 4 blocks, 3 are free
     assert (cache.free_queue, cache.cached_blocks, cache.history, cache.queries) == before
 
 
@@ -257,3 +254,18 @@ def test_a_hit_on_a_free_block_takes_it_out_of_the_free_queue_and_counts_it():
     assert cache.num_free_blocks == 0
     assert cache.allocate_slots("C", tokens(5000, 2), 0, 2) is None  # none left, nothing changed
     assert cache.requests == ["B"]
+
+
+def test_allocate_keeps_the_reference_counts():
+    # Lesson 2's allocate, on a prefix cache: new blocks have one user each and no hash, and
+    # free gives them back through the reference counts.
+    cache = PrefixCache(num_gpu_blocks=4)  # 3 blocks to hand out
+    assert cache.allocate("A", 20) == [1, 2]
+    assert [cache.ref_cnt(block) for block in (1, 2, 3)] == [1, 1, 0]
+    assert cache.allocate("A", 33) == [3]
+    assert cache.allocate("B", 1) is None and "B" not in cache.requests
+    with pytest.raises(ValueError, match="holds 33 tokens"):
+        cache.allocate("A", 5)
+    cache.free("A")
+    assert [cache.ref_cnt(block) for block in (1, 2, 3)] == [0, 0, 0]
+    assert cache.free_queue == [3, 2, 1] and cache.hashed == set()  # last block first

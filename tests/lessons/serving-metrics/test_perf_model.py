@@ -7,6 +7,7 @@ import time
 import perf_model
 import pytest
 from perf_model import NUM_PROMPTS, arrivals, predict_rate, serve
+from prefix_cache import PrefixCache
 
 
 def test_arrivals_are_seeded_and_end_at_count_over_rate():
@@ -43,14 +44,15 @@ def test_the_model_keeps_prefix_caching_on_and_async_scheduling_off(monkeypatch)
     made = []
     original = perf_model.Scheduler
 
-    def spy(*args, **kwargs):
-        made.append(kwargs)
-        return original(*args, **kwargs)
+    def spy(config, kv_cache_manager):
+        made.append((config, kv_cache_manager))
+        return original(config, kv_cache_manager)
 
     monkeypatch.setattr(perf_model, "Scheduler", spy)
     serve([0.0], input_len=10, output_len=2)
-    assert made[0]["enable_prefix_caching"] is True
-    assert made[0].get("async_scheduling", False) is False
+    config, kv_cache_manager = made[0]
+    assert isinstance(kv_cache_manager, PrefixCache)
+    assert config.async_scheduling is False
 
 
 def test_bad_rates_are_refused():

@@ -2,8 +2,8 @@
 
 The fence names the preset shown first (`model: ...`). Each preset comes with the
 numbers it puts in the form, read from its config.json by hf_config.py, and its weights
-in each precision, counted tensor by tensor by quant_memory.py (lesson 4), so the page's
-script only copies them.
+in each precision, counted layer by layer by explorer.py, so the page's script only
+copies them.
 """
 
 from coursekit.components import fence_choice

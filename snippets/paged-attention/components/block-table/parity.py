@@ -9,7 +9,7 @@ and step (how many of the ops are applied). Anything else shows the component's 
 import random
 import re
 
-from block_pool import BLOCK_SIZE, BlockPool, NoFreeBlocks
+from block_pool import BLOCK_SIZE, BlockPool
 from block_trace import NUM_GPU_BLOCKS, TRACE, encode
 from coursekit.components import read_whole
 
@@ -57,9 +57,7 @@ def replay(state: dict[str, str]) -> tuple[BlockPool, list[str]]:
         if tokens == "free":
             pool.free(request)
             continue
-        try:
-            pool.allocate(request, tokens)
-        except NoFreeBlocks:
+        if pool.allocate(request, tokens) is None:
             refused.append(f"{request}:{tokens}")
     return pool, refused
 
@@ -123,10 +121,7 @@ def random_ops(rng: random.Random, pool: BlockPool) -> str:
             tokens = pool.num_tokens(request) if request in held else 0
             tokens += rng.randint(1, 3 * pool.block_size)
         ops.append(f"{request}:{tokens}")
-        try:
-            pool.allocate(request, tokens)
-        except NoFreeBlocks:
-            pass
+        pool.allocate(request, tokens)  # None, changing nothing, when refused
     return ",".join(ops)
 
 
