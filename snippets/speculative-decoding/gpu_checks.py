@@ -28,8 +28,9 @@ LOGGED = re.compile(
     r"SpecDecoding metrics: .*?Accepted: (\d+) tokens, Drafted: (\d+) tokens"
 )
 
-# vllm/v1/worker/gpu_model_runner.py: GPUModelRunner.profile_cudagraph_memory, and
-# vllm/v1/worker/gpu_worker.py: Worker.compile_or_warm_up_model
+# The V1 runner's GPUModelRunner.profile_cudagraph_memory (n-gram's runner, in
+# vllm/v1/worker/gpu_model_runner.py) and vllm/v1/worker/gpu_worker.py:
+# Worker.compile_or_warm_up_model
 ESTIMATED = re.compile(r"Estimated CUDA graph memory: ([\d.]+) GiB total")
 POOL = re.compile(r"CUDA graph pool memory: ([\d.]+) GiB \(actual\), ([\d.]+) GiB")
 
