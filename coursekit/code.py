@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from coursekit import ROOT
+from coursekit.pages import gpu_blocks
 
 # Files and folders of a snippet folder that the course's tooling reads and readers never run:
 # chart specs and their drawings, the GPU job's checks and in-page components.
@@ -318,9 +319,8 @@ def readme(folder: Path, pages: dict[str, tuple[str, str]], root: Path = ROOT,
     owners = {path.name: module.name for module in (p for p in files.values() if p.suffix == ".py")
               for path in data_files(module)}
     titles = titles or {}
-    from coursekit.gpu_labs import gpu_blocks  # imports this module: imported here, not at the top
-
     gpu_files = {(block.folder_name, block.file_name) for block in gpu_blocks(root)}
+
     def on_gpu(path):  # a page runs it in a data-run="gpu" block: it needs the lab's GPU and server
         return (path.parent.name, path.name) in gpu_files
 

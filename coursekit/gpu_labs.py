@@ -41,7 +41,7 @@ from pathlib import Path
 from coursekit import ROOT
 from coursekit.browser import free_port
 from coursekit.code import copy_bundle, load
-from coursekit.pages import fences, pages
+from coursekit.pages import GpuBlock, gpu_blocks
 
 START_TIMEOUT = 900  # seconds: a first run downloads the model's weights
 CHECKS_FILE = "gpu_checks.py"
@@ -52,37 +52,6 @@ DRY_RUN = "GPU_LAB_DRY_RUN"
 
 def dry_run() -> bool:
     return os.environ.get(DRY_RUN) == "1"
-
-
-@dataclass(frozen=True)
-class GpuBlock:
-    include: str  # e.g. kv-cache/serve_kv.py
-    shown_on: tuple[str, ...]  # the pages that show it
-
-    @property
-    def folder_name(self) -> str:
-        return self.include.split("/")[0]
-
-    @property
-    def file_name(self) -> str:
-        return self.include.split("/", 1)[1]
-
-    def __str__(self) -> str:
-        return self.include
-
-
-def gpu_blocks(root: Path = ROOT) -> list[GpuBlock]:
-    """Every block a page marks data-run="gpu", once per snippet file.
-
-    Reads the pages as written (no snippet expansion), so a bare docs/ + snippets/ tree will do.
-    """
-    shown = {}
-    for page in pages(root):
-        where = f"docs/{page.relative}"
-        for fence in fences(where, page.source):
-            if fence.attrs.get("data-run") == "gpu" and fence.include:
-                shown.setdefault(fence.include, []).append(where)
-    return [GpuBlock(include, tuple(on)) for include, on in sorted(shown.items())]
 
 
 def declared_checks(folder: Path) -> set[str]:

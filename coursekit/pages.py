@@ -30,6 +30,11 @@ PYTHON = {"python", "py", "python3", "py3"}
 OTHER_LANGUAGES = {"text", "bash", "console", "json", "gpu-lab", "chart", "lesson-code"}
 
 
+class Html(str):
+    """What a course fence becomes when that is HTML, which Markdown must leave as it is (a
+    component, a chart); a plain str is Markdown (the GPU lab card). hooks/fences.py."""
+
+
 @dataclass(frozen=True)
 class Fence:
     page: str  # the page's path from the repository root
@@ -37,6 +42,7 @@ class Fence:
     info: str  # the whole info string, e.g. `python title="x.py"`
     body: str  # the text between the fences, as written in the page
     expanded: str  # the body as shown: snippets included, indent and trailing blank lines removed
+    indent: str = ""  # the opening fence's, in tabs, admonitions and lists
 
     @property
     def language(self) -> str:
@@ -170,6 +176,37 @@ def python_blocks(page: Page) -> tuple[list[Block], list[str]]:
     return blocks, problems
 
 
+@dataclass(frozen=True)
+class GpuBlock:
+    include: str  # e.g. kv-cache/serve_kv.py
+    shown_on: tuple[str, ...]  # the pages that show it
+
+    @property
+    def folder_name(self) -> str:
+        return self.include.split("/")[0]
+
+    @property
+    def file_name(self) -> str:
+        return self.include.split("/", 1)[1]
+
+    def __str__(self) -> str:
+        return self.include
+
+
+def gpu_blocks(root: Path = ROOT) -> list[GpuBlock]:
+    """Every block a page marks data-run="gpu", once per snippet file.
+
+    Reads the pages as written (no snippet expansion), so a bare docs/ + snippets/ tree will do.
+    """
+    shown = {}
+    for page in pages(root):
+        where = f"docs/{page.relative}"
+        for fence in fences(where, page.source):
+            if fence.attrs.get("data-run") == "gpu" and fence.include:
+                shown.setdefault(fence.include, []).append(where)
+    return [GpuBlock(include, tuple(on)) for include, on in sorted(shown.items())]
+
+
 def fences(page: str, text: str, expand_body=lambda body: body) -> list[Fence]:
     """Every fenced block of a Markdown text, at any indent (tabs, admonitions)."""
     lines = text.splitlines(keepends=True)
@@ -190,7 +227,7 @@ def fences(page: str, text: str, expand_body=lambda body: body) -> list[Fence]:
                            for line in body.splitlines(keepends=True))
         # As shown: a rendered code block has no trailing blank lines.
         expanded = expand_body(dedented).rstrip("\n") + "\n"
-        found.append(Fence(page, number + 1, opening["info"], body, expanded))
+        found.append(Fence(page, number + 1, opening["info"], body, expanded, indent))
         number = end + 1
     return found
 

@@ -1,6 +1,6 @@
-"""What Material's pages lack for assistive technology and small screens, added to every page.
+"""What Material's pages lack for assistive technology and small screens, added to every page
+(the search dialog's name is in overrides/partials/search.html).
 
-- The search dialog (`role="dialog"`) gets a name: the search field's own label.
 - A content table gets what it needs to stack on a phone (docs/stylesheets/course.css): each
   cell carries its column's header as `data-label`, shown before it when the rows become
   cards, and the table's parts carry their roles explicitly, since a browser drops a table's
@@ -12,8 +12,6 @@
 import html
 import re
 
-SEARCH_DIALOG = re.compile(r'<div class="md-search" data-md-component="search" role="dialog">')
-SEARCH_LABEL = re.compile(r'<input type="text" class="md-search__input"[^>]*\baria-label="([^"]*)"')
 # A Markdown table: a bare <table> with a header row (Material styles `table:not([class])`).
 TABLE = re.compile(r"<table>(\s*<thead>.*?)</table>", re.S)
 HEADER = re.compile(r"<th\b([^>]*)>(.*?)</th>", re.S)
@@ -63,12 +61,3 @@ def stackable(table: re.Match) -> str:
 
 def on_page_content(content, page, config, files):
     return TABLE.sub(stackable, content)
-
-
-def on_post_page(output, page, config):
-    label = SEARCH_LABEL.search(output)
-    if label:
-        output = SEARCH_DIALOG.sub(
-            lambda match: match[0].replace('role="dialog"',
-                                           f'role="dialog" aria-label="{label[1]}"'), output, 1)
-    return output

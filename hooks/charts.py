@@ -1,4 +1,5 @@
-"""Show a lesson's chart (coursekit/charts.py) where a page has a chart fence:
+"""Show a lesson's chart (coursekit/charts.py) where a page has a chart fence (hooks/fences.py
+finds it, in tabs and admonitions too):
 
     ```chart
     name: kv-vs-context
@@ -21,8 +22,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 from coursekit.charts import SCHEMES, drawn_charts
+from coursekit.pages import Html
 
-FENCE = re.compile(r"^```chart[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 SIZE = re.compile(r'<svg\b[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"')
 
 
@@ -43,40 +44,36 @@ def _charts(config):
     return {chart.name: chart for chart in drawn_charts(Path(config.config_file_path).parent)}
 
 
-def on_page_markdown(markdown, page, config, files):
-    if "```chart" not in markdown:
-        return markdown
+def course_fences(config) -> dict:
+    """hooks/fences.py: a chart fence becomes the chart."""
+    return {"chart": render}
+
+
+def render(body: str, page, config) -> Html:
     where, known = page.file.src_uri, _charts(config)
-
-    def render(match):
-        options = _options(match[1])
-        if options is None or set(options) != {"name", "alt"} or not all(options.values()):
-            raise PluginError(f"{where}: a chart fence holds two lines, name: <chart> and"
-                              " alt: <what it shows, in the page's language>; it holds"
-                              f" {match[1].strip()!r}")
-        chart = known.get(options["name"])
-        if chart is None:
-            raise PluginError(f"{where}: no snippet folder has drawings of a chart named"
-                              f" {options['name']!r} (run npm run charts); known:"
-                              f" {', '.join(sorted(known))}")
-        drawings = []
-        for scheme in SCHEMES:
-            svg = chart.svg_path(page.file.locale, scheme)
-            if not svg.is_file():
-                raise PluginError(f"{where}: chart {chart.name!r} has no {svg.name} yet;"
-                                  " run npm run charts")
-            size = SIZE.search(svg.read_text("utf-8"))
-            box = (f' width="{round(float(size[1]) * 4 / 3)}"'
-                   f' height="{round(float(size[2]) * 4 / 3)}"') if size else ""
-            src = html.escape(get_relative_url(chart.url(page.file.locale, scheme), page.url))
-            drawings.append(f'<a class="course-chart__{scheme}" href="{src}"><img src="{src}"'
-                            f' alt="{html.escape(options["alt"])}"{box} loading="lazy"></a>')
-        return f'<p class="course-chart">{"".join(drawings)}</p>'
-
-    markdown = FENCE.sub(render, markdown)
-    if "```chart" in markdown:
-        raise PluginError(f"{where}: a chart fence must start at the beginning of a line")
-    return markdown
+    options = _options(body)
+    if options is None or set(options) != {"name", "alt"} or not all(options.values()):
+        raise PluginError(f"{where}: a chart fence holds two lines, name: <chart> and"
+                          " alt: <what it shows, in the page's language>; it holds"
+                          f" {body.strip()!r}")
+    chart = known.get(options["name"])
+    if chart is None:
+        raise PluginError(f"{where}: no snippet folder has drawings of a chart named"
+                          f" {options['name']!r} (run npm run charts); known:"
+                          f" {', '.join(sorted(known))}")
+    drawings = []
+    for scheme in SCHEMES:
+        svg = chart.svg_path(page.file.locale, scheme)
+        if not svg.is_file():
+            raise PluginError(f"{where}: chart {chart.name!r} has no {svg.name} yet;"
+                              " run npm run charts")
+        size = SIZE.search(svg.read_text("utf-8"))
+        box = (f' width="{round(float(size[1]) * 4 / 3)}"'
+               f' height="{round(float(size[2]) * 4 / 3)}"') if size else ""
+        src = html.escape(get_relative_url(chart.url(page.file.locale, scheme), page.url))
+        drawings.append(f'<a class="course-chart__{scheme}" href="{src}"><img src="{src}"'
+                        f' alt="{html.escape(options["alt"])}"{box} loading="lazy"></a>')
+    return Html(f'<p class="course-chart">{"".join(drawings)}</p>')
 
 
 def on_post_build(config):

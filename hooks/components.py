@@ -1,8 +1,8 @@
-"""Render each lesson's in-page components (coursekit/components.py) on the pages that show
-them, and copy their scripts and styles into the site."""
+"""Render each lesson's in-page components (coursekit/components.py) where a page has a fence
+named after one (hooks/fences.py finds it), and copy their scripts and styles into the site."""
 
-import re
 import shutil
+from functools import partial
 from pathlib import Path
 
 import yaml
@@ -10,6 +10,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 from coursekit.components import components, kit_assets, kit_files
+from coursekit.pages import Html
 
 
 def _components(config):
@@ -20,26 +21,21 @@ def _url(path: str) -> str:
     return f"assets/components/{path}"
 
 
-def on_page_markdown(markdown, page, config, files):
+def course_fences(config) -> dict:
+    """hooks/fences.py: a fence named after a component becomes the component."""
+    return {component.name: partial(render, component) for component in _components(config).values()}
+
+
+def render(component, body: str, page, config) -> Html:
     where = page.file.src_uri
-    for component in _components(config).values():
-        fence = re.compile(rf"^```{re.escape(component.name)}[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
-
-        def render(match, component=component):
-            options = yaml.safe_load(match[1]) or {}
-            if not isinstance(options, dict):
-                raise PluginError(f"{where}: a {component.name} fence holds `key: value` lines")
-            try:
-                return component.render(options, page.file.locale,
-                                        lambda path: get_relative_url(_url(path), page.url))
-            except (ValueError, KeyError) as error:
-                raise PluginError(f"{where}: the {component.name} component: {error}") from None
-
-        markdown = fence.sub(render, markdown)
-        if f"```{component.name}" in markdown:
-            raise PluginError(f"{where}: a {component.name} fence must start at the beginning"
-                              " of a line (not inside tabs, lists or admonitions)")
-    return markdown
+    options = yaml.safe_load(body) or {}
+    if not isinstance(options, dict):
+        raise PluginError(f"{where}: a {component.name} fence holds `key: value` lines")
+    try:
+        return Html(component.render(options, page.file.locale,
+                                     lambda path: get_relative_url(_url(path), page.url)))
+    except (ValueError, KeyError) as error:
+        raise PluginError(f"{where}: the {component.name} component: {error}") from None
 
 
 def on_post_build(config):

@@ -4,13 +4,10 @@ The fence holds one `field: value` line per field; the labels come from `extra.g
 of the language being built (mkdocs.yml, plugins.i18n.languages).
 """
 
-import re
-
 import yaml
 from mkdocs.exceptions import PluginError
 
 FIELDS = ("min_vram", "card", "time_cost", "platform", "other_platforms")
-FENCE = re.compile(r"^(?P<indent>[ ]*)```gpu-lab[ \t]*\n(.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
 
 
 def card(body: str, labels: dict, where: str) -> str:
@@ -31,17 +28,10 @@ def card(body: str, labels: dict, where: str) -> str:
     return f'!!! gpu-lab "{labels["title"]}"\n\n{rows}\n'
 
 
-def on_page_markdown(markdown, page, config, files):
-    labels = config.extra["gpu_lab"]
-    where = page.file.src_uri
-    def render(match):
-        indent = match["indent"]
-        body = "".join(line.removeprefix(indent) for line in match[2].splitlines(True))
-        return "".join(indent + line if line.strip() else line
-                       for line in card(body, labels, where).splitlines(True))
+def course_fences(config) -> dict:
+    """hooks/fences.py: a gpu-lab fence becomes the card, in tabs and admonitions too."""
+    return {"gpu-lab": render}
 
-    markdown = FENCE.sub(render, markdown)
-    if "```gpu-lab" in markdown:
-        raise PluginError(f"{where}: a gpu-lab fence must be indented with spaces only, and"
-                          " closed at the same indent")
-    return markdown
+
+def render(body: str, page, config) -> str:
+    return card(body, config.extra["gpu_lab"], page.file.src_uri)

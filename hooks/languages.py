@@ -3,12 +3,12 @@
 - The language switcher of every page, home pages and notebooks too, links to the same page in
   the other language, relative to the page: it works wherever the site is served (the i18n
   plugin gives home pages the absolute links `/` and `/en/`, wrong under a project sub-path).
-- The head carries no `<link rel="alternate" hreflang>`: the plugin writes them relative, which
-  search engines reject, and Material fetches a `sitemap.xml` next to each of them, a 404 on
-  every page view. sitemap.xml lists every page with its alternates, absolute from `site_url`.
 - Each language has its own search index: the plugin merges both into search/search_index.json,
   so an English query ranked Chinese pages first. The default language keeps that file, every
-  other language gets <language>/search/search_index.json, and its pages search from there.
+  other language gets <language>/search/search_index.json, and its pages search from there
+  (their `base`, overrides/main.html). The head carries no `<link rel="alternate" hreflang>`
+  (overrides/main.html): sitemap.xml lists every page with its alternates, absolute from
+  `site_url`.
 - Chinese text on a page of another language is marked `lang="zh"`, so that browsers draw it
   with Chinese, not Japanese, glyph forms.
 """
@@ -18,10 +18,7 @@ import re
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
-from mkdocs.utils import get_relative_url
 
-HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
-CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
 # Han, CJK punctuation, kana-free: the characters whose glyphs depend on the language.
 CJK = "\u2e80-\u2fdf\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 CJK_RUN = re.compile(rf"[{CJK}]+(?:[ \u00b7]+[{CJK}]+)*")
@@ -78,16 +75,8 @@ def mark_chinese(body: str) -> str:
 
 def on_post_page(output, page, config):
     i18n = _i18n(config)
-    output = HEAD_ALTERNATE.sub("", output)
     if i18n is None or i18n.current_language == i18n.default_language:
         return output
-
-    def search_from_language_root(match):
-        settings = json.loads(match[2])
-        settings["base"] = get_relative_url(_root(i18n, i18n.current_language), page.url)
-        return match[1] + json.dumps(settings) + match[3]
-
-    output = CONFIG.sub(search_from_language_root, output, count=1)
     return _mark_chinese_unless_chinese(output, i18n.current_language)
 
 

@@ -4,9 +4,10 @@
     snippets: <slug>
     ```
 
-on docs/lessons/<slug>.<lang>.md becomes a box with a link to snippets/<slug>/ as one zip (with
-the modules it imports from earlier lessons, coursekit/code.py), naming those lessons. The zips
-are written with the site, each with a README.md in both languages (coursekit.code.readme).
+on docs/lessons/<slug>.<lang>.md (hooks/fences.py finds it) becomes a box with a link to
+snippets/<slug>/ as one zip (with the modules it imports from earlier lessons, coursekit/code.py),
+naming those lessons. The zips are written with the site, each with a README.md in both
+languages (coursekit.code.readme).
 (An empty fence would confuse pytest-examples' fence matching.)
 
 Labels come from `extra.lesson_code` of the language being built (mkdocs.yml)."""
@@ -20,7 +21,7 @@ from mkdocs.utils import get_relative_url
 
 from coursekit.code import borrowed, bundle, readme
 
-FENCE = re.compile(r"^```lesson-code[ \t]*\nsnippets: *(?P<slug>[\w-]+)[ \t]*\n```[ \t]*$", re.M)
+BODY = re.compile(r"snippets: *(?P<slug>[\w-]+)[ \t]*\n")
 
 
 def archive_url(slug: str) -> str:
@@ -36,27 +37,24 @@ def _lesson_title(docs: Path, slug: str, language: str) -> str | None:
     return title[2:].strip()
 
 
-def on_page_markdown(markdown, page, config, files):
-    if "```lesson-code" not in markdown:
-        return markdown
-    where, language = page.file.src_uri, page.file.locale
-    root = Path(config.config_file_path).parent
-
-    def box(match):
-        slug = match["slug"]
-        folder = root / "snippets" / slug
-        if not folder.is_dir():
-            raise PluginError(f"{where}: lesson-code names snippets/{slug}/, which does not exist")
-        return render(root, folder, config, page, language)
-
-    markdown = FENCE.sub(box, markdown)
-    if "```lesson-code" in markdown:
-        raise PluginError(f"{where}: a lesson-code fence starts at the beginning of a line and"
-                          " holds one line, snippets: <snippet folder>")
-    return markdown
+def course_fences(config) -> dict:
+    """hooks/fences.py: a lesson-code fence becomes the box."""
+    return {"lesson-code": render}
 
 
-def render(root, folder, config, page, language) -> str:
+def render(body: str, page, config) -> str:
+    where, root = page.file.src_uri, Path(config.config_file_path).parent
+    given = BODY.fullmatch(body)
+    if given is None:
+        raise PluginError(f"{where}: a lesson-code fence holds one line, snippets: <snippet folder>;"
+                          f" it holds {body.strip()!r}")
+    folder = root / "snippets" / given["slug"]
+    if not folder.is_dir():
+        raise PluginError(f"{where}: lesson-code names snippets/{folder.name}/, which does not exist")
+    return box(root, folder, config, page, page.file.locale)
+
+
+def box(root, folder, config, page, language) -> str:
     slug = folder.name
     labels = config.extra["lesson_code"]
     href = get_relative_url(archive_url(slug), page.url)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from coursekit import ROOT, browser
+from coursekit.built_site import mkdocs_build
 from coursekit.code import install_finder
 from coursekit.scaffold import new_lesson
-from coursekit.site import mkdocs_build
 from coursekit.translations import mark
 
 FIXTURE = Path(__file__).with_name("fixture_course")
@@ -177,7 +177,7 @@ def fixture_course(dest: Path) -> Path:
     config = dest / "mkdocs.yml"
     config.write_text(config.read_text("utf-8").replace(
         "INHERIT: ../../mkdocs.yml", f"INHERIT: {ROOT / 'mkdocs.yml'}"), "utf-8")
-    for name in ("hooks", "node_modules"):
+    for name in ("hooks", "overrides", "node_modules"):
         (dest / name).symlink_to(ROOT / name)
     for name in ("stylesheets", "javascripts"):  # the site-wide assets mkdocs.yml names
         if (ROOT / "docs" / name).is_dir():

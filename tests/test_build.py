@@ -7,9 +7,9 @@ import jinja2
 import pytest
 
 from coursekit import ROOT
+from coursekit.built_site import CompiledTemplates
 from coursekit.guards import broken_links, built_html
 from coursekit.pages import lessons_in_nav, mkdocs_config, pages
-from coursekit.site import CompiledTemplates
 
 
 def test_strict_build_has_no_warnings(build):
@@ -41,8 +41,25 @@ def test_edit_link_opens_the_page_in_its_language(site):
         assert f'href="{edit_uri}{page.relative}"' in html, page.html
 
 
+SEARCH_DIALOG = re.compile(r'<div class="md-search" data-md-component="search" role="dialog"([^>]*)>')
+SEARCH_FIELD_LABEL = re.compile(r'<input type="text" class="md-search__input"[^>]*\baria-label="([^"]*)"')
+
+
+def test_every_page_names_its_search_dialog_and_links_no_relative_alternate(site):
+    """overrides/ (hooks/material_patches.py): the 404 page too, which no page hook reaches."""
+    built = sorted(site.rglob("*.html"))
+    assert site / "404.html" in built
+    for html in built:
+        text = html.read_text("utf-8")
+        if 'data-md-component="search"' not in text:
+            continue  # a notebook's download or a redirect
+        dialog, field = SEARCH_DIALOG.findall(text), SEARCH_FIELD_LABEL.search(text)
+        assert dialog == [f' aria-label="{field[1]}"'], html.relative_to(site)
+        assert "hreflang" not in text.partition("</head>")[0], html.relative_to(site)
+
+
 def test_in_process_builds_compile_a_template_once_and_again_when_it_changes():
-    """coursekit.site's in-process builds (the guard tests') share the theme's compiled
+    """coursekit.built_site's in-process builds (the guard tests') share the theme's compiled
     templates: only an unchanged template is served from what an earlier build compiled."""
     templates = CompiledTemplates()
 

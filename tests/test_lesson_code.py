@@ -10,10 +10,10 @@ import zipfile
 import pytest
 
 from coursekit import ROOT
+from coursekit.built_site import mkdocs_build
 from coursekit.code import README_TEXT, borrowed, bundle, clashes, course_imports, described, needs_only_stdlib, readme
 from coursekit.gpu_labs import gpu_blocks
 from coursekit.pages import pages, python_blocks
-from coursekit.site import mkdocs_build
 
 
 def write(root, files: dict[str, str]):

@@ -6,9 +6,9 @@ import pytest
 from nbclient import NotebookClient
 
 from coursekit import ROOT
+from coursekit.built_site import mkdocs_build
 from coursekit.code import copy_bundle
 from coursekit.pages import mkdocs_config
-from coursekit.site import mkdocs_build
 
 NOTEBOOKS = sorted((ROOT / "docs").rglob("*.ipynb"))
 

@@ -1,6 +1,6 @@
 """What every page downloads for search (issue 27): the index holds prose, not code blocks,
 recorded outputs or KaTeX's duplicate markup (hooks/search_prose.py), and a page asks for it
-only when the reader opens search (hooks/search_on_demand.py), while the colour scheme switch
+only when the reader opens search (hooks/material_patches.py), while the colour scheme switch
 and the tooltips, which stop when the index fails, work without it."""
 
 import html

@@ -4,9 +4,9 @@ by the tests and marked on the page; recording the new hash makes it fresh again
 import pytest
 
 from coursekit import ROOT
+from coursekit.built_site import mkdocs_build
 from coursekit.guards import stale_translations
 from coursekit.pages import pages
-from coursekit.site import mkdocs_build
 from coursekit.translations import mark
 
 NOTICE = "This translation may be out of date"

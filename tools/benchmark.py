@@ -29,9 +29,9 @@ from urllib.parse import urlsplit
 
 from coursekit import ROOT
 from coursekit.browser import CHROMIUM_ARGS, DESKTOP_CHROMIUM, chromium, free_port, ready, serve
+from coursekit.built_site import copy_course, mkdocs_build
 from coursekit.pages import lessons_in_nav, mkdocs_config
 from coursekit.scaffold import new_lesson
-from coursekit.site import copy_course, mkdocs_build
 
 
 def full_build_seconds(runs: int) -> list[float]:

@@ -9,8 +9,8 @@ import tempfile
 from pathlib import Path
 
 from coursekit import ROOT
+from coursekit.built_site import mkdocs_build
 from coursekit.guards import external_links
-from coursekit.site import mkdocs_build
 
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as site:

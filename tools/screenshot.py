@@ -9,7 +9,7 @@ from pathlib import Path
 
 from coursekit import ROOT
 from coursekit.browser import chromium, serve
-from coursekit.site import mkdocs_build
+from coursekit.built_site import mkdocs_build
 
 PAGES = {"kv-cache.zh.png": "/lessons/kv-cache/", "kv-cache.en.png": "/en/lessons/kv-cache/"}
 

@@ -18,7 +18,7 @@ from mkdocs.plugins import BasePlugin
 from coursekit import ROOT
 
 # What a course is built from; a copy of these (node_modules linked) builds the same site.
-SOURCES = ("docs", "snippets", "hooks")
+SOURCES = ("docs", "snippets", "hooks", "overrides")
 
 
 def mkdocs_build(root: Path, site: Path, in_process: bool = False) -> subprocess.CompletedProcess:

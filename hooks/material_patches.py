@@ -1,0 +1,169 @@
+"""Everything the course changes in mkdocs-material, in one place, checked against MATERIAL.
+
+Material is customised where it invites it: overrides/ (theme.custom_dir in mkdocs.yml) holds a
+copy of a template, or of one block of base.html, with a small change its comment explains
+(TEMPLATES). Two changes have no template, block or option to go through: they are in the
+JavaScript Material ships, so this hook patches the built files (ASSETS).
+
+Each entry was checked against MATERIAL. The build fails, naming what to look at, when the
+installed Material is another version, when a template that overrides/ copies changed (its text
+no longer has the hash recorded here), or when a built file no longer holds the code a patch
+changes. An upgrade of Material therefore goes through this file: check each entry against the
+new release, copy changed templates again (with the change), then record the new version.
+"""
+
+import hashlib
+import re
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+import material
+from mkdocs.exceptions import PluginError
+
+MATERIAL = "9.8.2"
+MATERIAL_TEMPLATES = Path(material.__file__).parent / "templates"
+
+
+@dataclass(frozen=True)
+class Template:
+    """A template of Material's that overrides/ copies, whole or one block of it."""
+
+    path: str  # in Material's templates; overrides/ holds the copy (base.html's blocks: main.html)
+    block: str | None  # a block of it, or None for the whole file
+    sha256: str  # the first 16 hex digits of the SHA-256 of Material's text copied, at MATERIAL
+    why: str
+
+
+TEMPLATES = [
+    Template("base.html", "site_meta", "4200de2bdc0019be",
+             "no <link rel=alternate hreflang> in the head (overrides/main.html)"),
+    Template("base.html", "config", "3095846e13afcbf0",
+             "each language searches its own index (overrides/main.html)"),
+    Template("partials/search.html", None, "bfd556535abcddb9",
+             "the search dialog is named by the search field's label"),
+]
+
+
+@dataclass(frozen=True)
+class Patch:
+    """Code of one file Material builds into the site, and what it becomes."""
+
+    glob: str  # the file, from the site's root, a hash in its name
+    wrong: str
+    right: str
+    why: str
+
+
+# Chinese search that matches words, not single characters. Material segments Chinese text with
+# jieba when it builds the search index (words between U+200B). Its search worker splits a
+# Chinese query again, greedily, into the longest words the index holds, but that loop stops one
+# character short of the end of the query (`j < query.length`): a query never matches as a whole
+# word. "分页" becomes "分*" and finds 跑分, 分块 and 分组, and the opened page highlights `?h=分`.
+# The worker then joins the words with "* " before adding a "*" to every word, so each word but
+# the last ends in "**": it is shown as missing ("缺少: 前缀*") and left out of `?h=`. Sources:
+# src/templates/assets/javascripts/integrations/search/query/segment/index.ts and
+# search/_/index.ts; the source map keeps them too.
+WORKER = "assets/javascripts/workers/search.*.min.js"
+SEGMENTER = "the worker splits a Chinese query into the longest words of the index"
+JOIN = "the worker joins a query's words without a '*' of their own"
+# The search index downloads when a reader opens search, not with every page. Material's bundle
+# asks for search/search_index.json as soon as a page loads, from two places: the search worker's
+# set-up, which waits for the search dialog to open only on `file:` pages
+# (integrations/search/worker/_/index.ts), and the highlighter of a result's words
+# (components/search/highlight/index.ts), which subscribes to the index even on a page opened
+# without `?h=`. Both wait here: the worker for the dialog to open (clicking the field or the
+# search icon, the `/`, `s` or `f` keys, or a `?q=` link, all of which open it), the highlighter
+# for a page opened with `?h=`. Nothing else waits on the index.
+BUNDLE = "assets/javascripts/bundle.*.min.js"
+ASSETS = [
+    Patch(WORKER, "for(let o=s+1;o<t.length;o++)t.slice(s,o)in e",
+          "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e", SEGMENTER),
+    Patch(WORKER, 'this.index.invertedIndex)].join("* ")',
+          'this.index.invertedIndex)].join(" ")', JOIN),
+    Patch(WORKER + ".map", "for (let j = i + 1; j < query.length; j++)",
+          "for (let j = i + 1; j <= query.length; j++)", SEGMENTER),
+    Patch(WORKER + ".map", 'invertedIndex)]\\n        .join(\\"* \\")',
+          'invertedIndex)]\\n        .join(\\" \\")', JOIN),
+    # setupSearchWorker: merge(of(location.protocol !== "file:"), watchToggle("search"))
+    Patch(BUNDLE, 'L($(location.protocol!=="file:"),Je("search")).pipe(Re(o=>o),b(()=>t))',
+          'L($(!1),Je("search")).pipe(Re(o=>o),b(()=>t))',
+          "the search worker loads the index when the search dialog opens"),
+    # mountSearchHighlight: combineLatest([index$, location$ with ?h=]) -> index$ once ?h= is seen
+    Patch(BUNDLE, 'z([t,r.pipe(Q(we()),g(o=>!!o.searchParams.get("h")))])',
+          'r.pipe(Q(we()),g(o=>!!o.searchParams.get("h")),b(o=>t.pipe(m(n=>[n,o]))))',
+          "the highlighter waits for the index only on a page opened with ?h="),
+]
+
+HERE = "hooks/material_patches.py"
+
+
+def block_text(text: str, block: str) -> str | None:
+    """A block of a template (one without blocks inside), from its line to its endblock."""
+    found = re.search(rf"^[ \t]*{{% block {block} %}}.*?{{% endblock %}}", text, re.M | re.S)
+    return found[0] if found else None
+
+
+def template_text(template: Template, templates: Path = MATERIAL_TEMPLATES) -> str:
+    """Material's text that overrides/ copies: the file, or the block as base.html writes it."""
+    text = (templates / template.path).read_text("utf-8")
+    if template.block is None:
+        return text
+    found = block_text(text, template.block)
+    if found is None:
+        raise PluginError(f"{HERE}: Material's {template.path} has no block {template.block}"
+                          f" any more ({template.why}); see what replaced it")
+    return found
+
+
+def check_material(installed: str | None = None, templates: Path = MATERIAL_TEMPLATES) -> None:
+    """Fail, saying what to look at, unless Material is the version each entry was checked
+    against and the templates overrides/ copies are still Material's."""
+    installed = installed or version("mkdocs-material")
+    changed = [template for template in TEMPLATES
+               if hashlib.sha256(template_text(template, templates).encode()).hexdigest()[:16]
+               != template.sha256]
+    if installed == MATERIAL and not changed:
+        return
+    problems = [f"{t.path}" + (f", block {t.block}" if t.block else "") + f" ({t.why}) changed:"
+                " copy it again into overrides/ with the course's change, then record its hash"
+                for t in changed]
+    raise PluginError(
+        (f"{HERE}: checked against mkdocs-material {MATERIAL}, installed {installed}."
+         if installed != MATERIAL else f"{HERE}: mkdocs-material {installed} is not as checked:")
+        + "".join(f"\n  - {problem}" for problem in problems)
+        + f"\nCheck every entry of {HERE} (TEMPLATES and ASSETS) against this release, then set"
+        " MATERIAL to it.")
+
+
+def patch_assets(site_dir: Path) -> list[Path]:
+    """Patch Material's built JavaScript in site_dir; return the files changed. Running it
+    again on a patched site changes nothing."""
+    changed = []
+    for glob in dict.fromkeys(patch.glob for patch in ASSETS):
+        found = sorted(site_dir.glob(glob))
+        if len(found) != 1:
+            raise PluginError(f"{HERE}: expected one {glob} in {site_dir},"
+                              f" found {[path.name for path in found]}")
+        path = found[0]
+        text = original = path.read_text("utf-8")
+        for patch in (patch for patch in ASSETS if patch.glob == glob):
+            if text.count(patch.wrong) == 1 and patch.right not in text:
+                text = text.replace(patch.wrong, patch.right)
+            elif not (text.count(patch.right) == 1 and patch.wrong not in text):
+                raise PluginError(f"{HERE}: {path.name} no longer holds the code patched so that"
+                                  f" {patch.why} ({patch.wrong!r}); check whether Material still"
+                                  " needs it, then update or remove the patch")
+        if text != original:
+            path.write_text(text, "utf-8")
+            changed.append(path)
+    return changed
+
+
+def on_config(config):
+    check_material()
+    return config
+
+
+def on_post_build(config):
+    patch_assets(Path(config.site_dir))

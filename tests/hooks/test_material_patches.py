@@ -1,0 +1,94 @@
+"""What the course changes in Material (hooks/material_patches.py, overrides/): the build fails,
+saying what to look at, when Material changes under it."""
+
+import difflib
+import re
+import shutil
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from coursekit import ROOT
+from coursekit.code import load
+
+# The hook as MkDocs loads it: by its path.
+patches = load(ROOT / "hooks" / "material_patches.py", "material_patches_hook")
+OVERRIDES = ROOT / "overrides"
+JAVASCRIPTS = patches.MATERIAL_TEMPLATES / "assets" / "javascripts"
+
+
+def test_the_installed_material_is_the_one_checked():
+    patches.check_material()  # raises if not
+
+
+def test_another_material_version_fails_the_build():
+    with pytest.raises(PluginError, match=r"checked against mkdocs-material 9\.8\.2, installed 9\.9\.0"):
+        patches.check_material(installed="9.9.0")
+
+
+@pytest.mark.parametrize("template", patches.TEMPLATES, ids=lambda t: f"{t.path}:{t.block}")
+def test_a_changed_template_of_material_fails_the_build(template, tmp_path):
+    templates = tmp_path / "templates"
+    for copied in patches.TEMPLATES:
+        (templates / copied.path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(patches.MATERIAL_TEMPLATES / copied.path, templates / copied.path)
+    source = templates / template.path
+    text = patches.template_text(template, templates)
+    source.write_text(source.read_text("utf-8").replace(text, text.replace("{{", "{{ ", 1)), "utf-8")
+    with pytest.raises(PluginError, match=re.escape(template.path)):
+        patches.check_material(templates=templates)
+
+
+def _changes(template) -> list[str]:
+    """The lines overrides/ changes in Material's text, outside the copy's own comments."""
+    ours = (OVERRIDES / ("main.html" if template.path == "base.html" else template.path)).read_text("utf-8")
+    if template.block:
+        ours = patches.block_text(ours, template.block)
+    ours = re.sub(r"\{#-.*?-#\}\n", "", ours, flags=re.S)
+    theirs = re.sub(r"\{#-.*?-#\}\n", "", patches.template_text(template), flags=re.S)
+    return [f"{line[0]} {line[2:].strip()}" for line in difflib.ndiff(theirs.splitlines(), ours.splitlines())
+            if line[:1] in "+-"]
+
+
+def test_the_copies_in_overrides_are_materials_with_the_changes_they_describe():
+    changes = {(t.path, t.block): _changes(t) for t in patches.TEMPLATES}
+    assert changes[("partials/search.html", None)] == [
+        '- <div class="md-search" data-md-component="search" role="dialog">',
+        '+ <div class="md-search" data-md-component="search" role="dialog"'
+        """ aria-label="{{ lang.t('search.placeholder') }}">"""]
+    assert changes[("base.html", "site_meta")] == [
+        "- {% if config.extra.alternate is iterable %}",
+        "- {% for alt in config.extra.alternate %}",
+        """- <link rel="alternate" href="{{ alt.link | url }}" hreflang="{{ alt.lang | d(lang.t('language')) }}">""",
+        "- {% endfor %}",
+        "- {% endif %}"]
+    config = changes[("base.html", "config")]
+    assert [line for line in config if line.startswith("-")] == ['- "base": base_url,']
+    assert '+ "base": _.base,' in config and "+ {%- set _.base = base_url %}" in config
+
+
+def _built_javascript(site):
+    for path in JAVASCRIPTS.rglob("*.min.js*"):
+        if "lunr" not in path.parts:
+            target = site / path.relative_to(patches.MATERIAL_TEMPLATES)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+
+
+def test_the_javascript_patches_apply_once(tmp_path):
+    _built_javascript(tmp_path)
+    changed = patches.patch_assets(tmp_path)
+    assert sorted(path.name for path in changed) == sorted(
+        next(tmp_path.glob(glob)).name for glob in {patch.glob for patch in patches.ASSETS})
+    assert patches.patch_assets(tmp_path) == []  # a patched site is left as it is
+    worker = next(tmp_path.rglob("search.*.min.js")).read_text("utf-8")
+    assert all(p.right in worker for p in patches.ASSETS if p.glob == patches.WORKER)
+
+
+@pytest.mark.parametrize("patch", patches.ASSETS, ids=lambda p: f"{p.glob.rsplit('/', 1)[1]}:{p.why}")
+def test_material_javascript_without_the_patched_code_fails_the_build(patch, tmp_path):
+    _built_javascript(tmp_path)
+    path = next(tmp_path.glob(patch.glob))
+    path.write_text(path.read_text("utf-8").replace(patch.wrong, patch.wrong[:-1] + " )"), "utf-8")
+    with pytest.raises(PluginError, match=re.escape(patch.why)):
+        patches.patch_assets(tmp_path)
