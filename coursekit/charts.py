@@ -204,11 +204,15 @@ def _wrap(text: str, figure, size, width: float) -> str:
     return "\n".join(line for line in lines if line)
 
 
+FIGURE_INCHES = (4.4, 3.1)  # 422 x 298 px
+SMALLEST_TEXT_PT = 10  # tick labels and the legend (rcParams in _figure)
+
+
 def draw(spec: dict, scheme: str = "light") -> str:
     """One localized spec as an SVG that carries the spec, in a colour scheme of SCHEMES.
 
-    5.2 inches wide (499 px) with 10-12 pt text: shown 358 px wide on a 390 px phone, its
-    smallest text is still 9.6 px (it was 5 px); a tap opens it full size."""
+    FIGURE_INCHES wide (422 px) with 10-12 pt text: shown 358 px wide on a 390 px phone, its
+    smallest text is still 11.3 px (tests/test_text_sizes.py); a tap opens it full size."""
     import matplotlib.pyplot as plt
 
     figure = _figure(spec, scheme)
@@ -227,15 +231,20 @@ def legend_covers(spec: dict) -> list[str]:
     import matplotlib.pyplot as plt
 
     figure = _figure(spec, "light")
+    covered = _covered(figure)
+    plt.close(figure)
+    return covered
+
+
+def _covered(figure) -> list[str]:
     axes = figure.axes[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         figure.canvas.draw()
-    box = axes.get_legend().get_window_extent()
-    covered = [line.get_label() for line in axes.get_lines()
-               if line.get_path().transformed(line.get_transform()).intersects_bbox(box, filled=False)]
-    plt.close(figure)
-    return covered
+    legend = axes.get_legend() or figure.legends[0]
+    box = legend.get_window_extent()
+    return [line.get_label() for line in axes.get_lines()
+            if line.get_path().transformed(line.get_transform()).intersects_bbox(box, filled=False)]
 
 
 def _figure(spec: dict, scheme: str):
@@ -249,8 +258,8 @@ def _figure(spec: dict, scheme: str):
     colours = SCHEMES[scheme]
     plt.rcParams.update({
         "font.family": ["Noto Sans CJK SC", "DejaVu Sans"], "svg.hashsalt": "course-chart",
-        "font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": 10,
-        "ytick.labelsize": 10, "legend.fontsize": 10,
+        "font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": SMALLEST_TEXT_PT,
+        "ytick.labelsize": SMALLEST_TEXT_PT, "legend.fontsize": SMALLEST_TEXT_PT,
         "figure.facecolor": colours["background"], "axes.facecolor": colours["background"],
         "savefig.facecolor": colours["background"], "text.color": colours["text"],
         "axes.labelcolor": colours["text"], "axes.titlecolor": colours["text"],
@@ -260,7 +269,7 @@ def _figure(spec: dict, scheme: str):
         "legend.facecolor": colours["background"], "legend.edgecolor": colours["axes"],
         "axes.prop_cycle": cycler(color=colours["lines"]),
     })
-    figure, axes = plt.subplots(figsize=(5.2, 3.6))
+    figure, axes = plt.subplots(figsize=FIGURE_INCHES)
     for line in spec["series"]:
         axes.plot(line["x"], line["y"], marker="o", markersize=3.5, linewidth=1.8,
                   label=line["label"])
@@ -282,7 +291,25 @@ def _figure(spec: dict, scheme: str):
     axes.grid(True, which="major", alpha=0.35)
     axes.legend(framealpha=0.85)
     figure.tight_layout()
+    if _covered(figure):  # no place in the plot is free: the legend goes under it
+        _legend_below(figure, axes, columns=2 if len(spec["series"]) > 2 else 1)
     return figure
+
+
+def _legend_below(figure, axes, columns: int) -> None:
+    """The legend under the plot, the figure that much taller, the plot as tall as before."""
+    axes.get_legend().remove()
+    for ncol in (columns, 1):  # one column when two run off the figure's sides
+        legend = figure.legend(*axes.get_legend_handles_labels(), loc="lower center",
+                               ncol=ncol, frameon=False, bbox_to_anchor=(0.5, 0))
+        figure.canvas.draw()
+        if legend.get_window_extent().width <= figure.bbox.width or ncol == 1:
+            break
+        legend.remove()
+    below = legend.get_window_extent().height / figure.dpi + 0.05  # inches
+    width, height = figure.get_size_inches()
+    figure.set_size_inches(width, height + below)
+    figure.tight_layout(rect=(0, below / (height + below), 1, 1))
 
 
 def plotted(svg: str) -> dict:
