@@ -42,6 +42,8 @@ TEMPLATES = [
              "each language searches its own index (overrides/main.html)"),
     Template("partials/search.html", None, "bfd556535abcddb9",
              "the search dialog is named by the search field's label"),
+    Template("404.html", None, "80c93494b5432b1b",
+             "a bilingual 404 with the way home and to search (overrides/404.html)"),
 ]
 
 

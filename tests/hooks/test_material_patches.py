@@ -34,7 +34,7 @@ def test_a_changed_template_of_material_fails_the_build(template, tmp_path):
         shutil.copy2(patches.MATERIAL_TEMPLATES / copied.path, templates / copied.path)
     source = templates / template.path
     text = patches.template_text(template, templates)
-    source.write_text(source.read_text("utf-8").replace(text, text.replace("{{", "{{ ", 1)), "utf-8")
+    source.write_text(source.read_text("utf-8").replace(text, text.replace("\n", "\n ", 1)), "utf-8")
     with pytest.raises(PluginError, match=re.escape(template.path)):
         patches.check_material(templates=templates)
 
@@ -62,6 +62,9 @@ def test_the_copies_in_overrides_are_materials_with_the_changes_they_describe():
         """- <link rel="alternate" href="{{ alt.link | url }}" hreflang="{{ alt.lang | d(lang.t('language')) }}">""",
         "- {% endfor %}",
         "- {% endif %}"]
+    not_found = changes[("404.html", None)]
+    assert "- <h1>404 - Not found</h1>" in not_found
+    assert any("Page not found" in line for line in not_found if line.startswith("+"))
     config = changes[("base.html", "config")]
     assert [line for line in config if line.startswith("-")] == ['- "base": base_url,']
     assert '+ "base": _.base,' in config and "+ {%- set _.base = base_url %}" in config
