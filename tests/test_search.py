@@ -85,3 +85,29 @@ def test_a_word_finds_its_lesson_first_and_matches_as_a_word(tab, course_url, la
     stray = {mark for mark in marked if not set(mark.lower().split()) <= set(words)}
     assert stray == set(), f"{query}: the page marks {stray}"
     assert problems == []
+
+
+# Issue 40, point 11: words readers type that a lesson's prose does not use (its front
+# matter's aliases, hooks/search_prose.py) find it; and a lesson comes before the glossary
+# entry and the interview question on its own topic (search.boost).
+FOUND = {"zh": [("推测解码", "speculative-decoding"), ("吞吐量", "serving-metrics")],
+         "en": [("speculative sampling", "speculative-decoding")]}
+FIRST = {"zh": [("goodput", "serving-metrics"), ("CUDA graph", "startup-memory")],
+         "en": [("goodput", "serving-metrics"), ("CUDA graph", "startup-memory")]}
+
+
+@pytest.mark.parametrize("language", FOUND)
+def test_readers_words_find_the_lesson_and_a_lesson_outranks_its_glossary_entry(
+        tab, course_url, language):
+    tab.goto(course_url + ROOTS[language], wait_until="load")
+    lessons = urlsplit(course_url).path + ROOTS[language] + "lessons/"
+    problems = []
+    for query, lesson in FOUND[language]:
+        found = [urlsplit(href).path for href, _ in search(tab, query)]
+        if not any(path.startswith(f"{lessons}{lesson}/") for path in found):
+            problems.append(f"{query}: not {lesson} in {found}")
+    for query, lesson in FIRST[language]:
+        first = urlsplit(search(tab, query)[0][0]).path
+        if not first.startswith(f"{lessons}{lesson}/"):
+            problems.append(f"{query}: first {first}, not {lesson}")
+    assert problems == []
