@@ -333,3 +333,49 @@ def _bare_page(html: str, name: str) -> str:
 
 def _fulfil(body: str, route):
     route.fulfill(body=body, content_type="text/html; charset=utf-8")
+
+
+@contextmanager
+def reader_tabs(chromium):
+    """Yields open_tab(width=1280, scheme="light", search="empty", **options): a new tab, in a
+    context of its own (closed at the end), of a given width and colour scheme, that records
+    what went wrong: requests that left the machine (tab.off_site), responses of 400 or more
+    (tab.failed), and every URL asked for (tab.requested). Its pages build the site's search
+    index only if it searches (search="built"); with search="asked" each page still asks the
+    site for it, and fails on a 404 (skip_search). options go to Playwright's new_context."""
+    contexts = []
+
+    def open_tab(width=1280, scheme="light", search="empty", **options):
+        assert search in ("empty", "asked", "built"), f"search={search!r}"
+        context = chromium.new_context(viewport={"width": width, "height": 900},
+                                       color_scheme=scheme, **options)
+        contexts.append(context)
+        tab = context.new_page()
+        if search != "built":
+            skip_search(tab, ask_the_site=search == "asked")
+        tab.set_default_timeout(15_000)
+        tab.off_site, tab.failed, tab.requested = [], [], []
+        tab.on("request", lambda request: tab.requested.append(request.url))
+        tab.on("request", lambda request: request.url.startswith(
+            ("http://127.0.0.1", "data:", "blob:")) or tab.off_site.append(request.url))
+        tab.on("response", lambda response: response.status < 400
+               or tab.failed.append(f"{response.status} {response.url}"))
+        return tab
+
+    try:
+        yield open_tab
+    finally:
+        for context in contexts:
+            context.close()
+
+
+# Material's name of each colour scheme, on <body data-md-color-scheme>.
+MATERIAL_SCHEME = {"light": "default", "dark": "slate"}
+
+
+def follow_scheme(page, scheme: str) -> None:
+    """The reader's system switches to a colour scheme (light or dark); wait until Material,
+    which follows it live, has."""
+    page.emulate_media(color_scheme=scheme)
+    page.wait_for_function("scheme => document.body.getAttribute('data-md-color-scheme')"
+                           " === scheme", arg=MATERIAL_SCHEME[scheme])

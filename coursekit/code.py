@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from coursekit import ROOT
-from coursekit.pages import gpu_blocks
+from coursekit.pages import gpu_blocks, lessons_in_nav
 
 # Files and folders of a snippet folder that the course's tooling reads and readers never run:
 # chart specs and their drawings, the GPU job's checks and in-page components.
@@ -33,9 +33,20 @@ def folders(root: Path = ROOT) -> list[Path]:
                   and not path.name.startswith((".", "__")))
 
 
+def reading_order(root: Path = ROOT) -> dict[str, int]:
+    """Snippet folder -> its place: the lessons in the nav's order, then every other one
+    (glossary/, maintainers/), which may build on any lesson and on which none builds."""
+    lessons = [Path(page).stem for page in lessons_in_nav(root)]
+    return {folder.name: lessons.index(folder.name) if folder.name in lessons else len(lessons)
+            for folder in folders(root)}
+
+
 def is_machinery(path: Path, root: Path = ROOT) -> bool:
     parts = path.relative_to(root / "snippets").parts
-    return len(parts) > 1 and parts[1] in MACHINERY
+    # A teaching module's JavaScript twin (coursekit/components.py: twins) runs in the
+    # page's components, not in the reader's folder.
+    twin = path.suffix == ".js" and path.with_suffix(".py").is_file()
+    return len(parts) > 1 and (parts[1] in MACHINERY or twin)
 
 
 def reader_files(folder: Path) -> list[Path]:

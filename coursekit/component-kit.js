@@ -103,15 +103,16 @@ window.courseKit ??= (() => {
     }
   }
 
-  // run()'s result, or null where the lesson's code refuses the run (Refused): then the
-  // error element says why, in place of the view (an element, or a list of them: the
-  // compact layout's summary too).
+  // run()'s result, or null where the lesson's code refuses the run (Refused, or a ValueError
+  // of a teaching module's JavaScript twin, courseModules.*): then the error element says
+  // why, in place of the view (an element, or a list of them: the compact layout's summary
+  // too).
   function attempt(run, error, view, messages) {
     let result = null;
     try {
       result = run();
     } catch (problem) {
-      if (!(problem instanceof Refused)) throw problem;
+      if (!(problem instanceof Refused || problem?.name === "ValueError")) throw problem;
       error.textContent = fill(messages[problem.key], problem.values);
     }
     error.hidden = result !== null;
@@ -198,6 +199,129 @@ window.courseKit ??= (() => {
     slider.addEventListener("input", () => go(Number(slider.value)));
   }
 
+  // The skeleton of a component that runs a workload and steps through the run (lessons 3
+  // and 5): the link's values, with the note naming those that fell back to the fence's
+  // preset; the preset buttons; the settings form; the step buttons and slider; the link
+  // that shares it all. The template's data-presets, data-limits, data-messages, data-fields,
+  // data-preset-names and data-start feed it; `p`, the class prefix, names its parts
+  // (.p-settings, .p-presets, .p-steps, .p-slider, .p-error, .p-invalid). The spec says:
+  //   settings, workload: the form's fields, and the link's name for the workload
+  //   read(name, text): the value a link or a field holds, undefined where the page does not
+  //     take it; write(name, value): what the link holds for a value
+  //   invalid: field -> the key of its message in labels.yml (default "invalid")
+  //   run(model): what to show, or a refusal (see attempt); view: what the error replaces
+  //   first(model), last(model, result): the step a new run shows, and the last one (null
+  //     where there is none)
+  //   fill(model, handle): the workload's editors (handle: what stepper returns);
+  //     draw(result, model): the run (result null when refused); show(result, model): the
+  //     step shown (model.step)
+  // -> { model, invalid, messages, limits, changed, go }: changed() after a reader's edit of
+  // the workload, go(step) to show a step.
+  function stepper(root, p, spec) {
+    const data = (name) => JSON.parse(root.dataset[name]);
+    const [presets, limits, messages, fieldNames] = ["presets", "limits", "messages", "fields"].map(data);
+    const start = root.dataset.start;
+    const form = root.querySelector(`.${p}-settings`);
+    const error = root.querySelector(`.${p}-error`);
+    const slider = root.querySelector(`.${p}-slider`);
+    const invalid = new InvalidFields(root.querySelector(`.${p}-invalid`));
+    const showFallback = fallbackNote(root, messages, limits, data("presetNames")[start]);
+    const link = new LinkValues(presets[start]);
+    const model = { settings: {}, workload: null, step: 0, result: null };
+    const load = (read) => {
+      for (const name of spec.settings) model.settings[name] = read(name);
+      model.workload = read(spec.workload);
+    };
+    load((name) => link.read(name, (text) => spec.read(name, text)));
+
+    function compute() {
+      model.result = attempt(() => spec.run(model), error, spec.view, messages);
+      spec.draw(model.result, model);
+      const last = spec.last(model, model.result);
+      if (last !== null) slider.max = String(last);
+    }
+
+    function show() {
+      if (model.result) slider.value = String(model.step);
+      spec.show(model.result, model);
+    }
+
+    function shareState() {
+      const values = {};
+      for (const name of spec.settings) values[name] = spec.write(name, model.settings[name]);
+      values[spec.workload] = spec.write(spec.workload, model.workload);
+      share({ ...values, step: model.step });
+      showFallback([]); // the link no longer holds the values the note is about
+    }
+
+    // Recompute after a reader's change; the step stays where it was if the run still has it.
+    function changed() {
+      compute();
+      const last = spec.last(model, model.result);
+      if (last !== null) model.step = Math.min(model.step, last);
+      show();
+      shareState();
+    }
+
+    function go(step) {
+      if (!model.result) return;
+      model.step = step;
+      show();
+      shareState();
+    }
+
+    function fillForm() {
+      for (const name of spec.settings) {
+        const input = form.elements.namedItem(name);
+        const value = model.settings[name];
+        if (input.type === "checkbox") input.checked = value;
+        else input.value = value === null ? "" : String(value);
+        invalid.mark(input, null);
+      }
+    }
+
+    const handle = { model, invalid, messages, limits, changed, go };
+    fillForm();
+    spec.fill(model, handle);
+    compute();
+    model.step = spec.first(model);
+    const last = spec.last(model, model.result);
+    if (last !== null && link.params.has("step")) {
+      const step = whole(link.params.get("step"), [0, last]);
+      if (step === null) link.fallback.push("step");
+      else model.step = step;
+    }
+    showFallback(link.fallback);
+    show();
+
+    root.querySelector(`.${p}-presets`).addEventListener("click", (event) => {
+      const name = event.target.closest("button")?.dataset.preset;
+      if (!name) return;
+      load((setting) => spec.read(setting, presets[name][setting]));
+      model.step = spec.first(model);
+      fillForm();
+      spec.fill(model, handle);
+      changed();
+    });
+    // A value the reader typed that the page does not take marks its field, and the page
+    // keeps computing with the last valid one.
+    form.addEventListener("input", (event) => {
+      const input = event.target;
+      const name = input.name;
+      const value = input.type === "checkbox" ? input.checked : spec.read(name, input.value.trim());
+      const [least, most] = limits[name] ?? [];
+      invalid.mark(input, value === undefined
+        ? fill(messages[spec.invalid?.[name] ?? "invalid"], { label: fieldNames[name], least, most }) : null);
+      if (value === undefined) return;
+      model.settings[name] = value;
+      changed();
+    });
+    form.addEventListener("submit", (event) => event.preventDefault());
+    stepControls(root.querySelector(`.${p}-steps`), slider,
+                 () => model.result && { step: model.step, last: spec.last(model, model.result) }, go);
+    return handle;
+  }
+
   // The compact layout (component-kit.css), for a component to opt into from its setup:
   // root's .ck-summary, its key results placed before its inputs, stays on screen while the
   // reader scrolls through the component, and its height, in --ck-summary-height, is what a
@@ -226,5 +350,5 @@ window.courseKit ??= (() => {
   }
 
   return { Refused, fill, element, number, whole, fixed, once, LinkValues, attempt, share,
-           fallbackNote, fieldLabel, InvalidFields, stepControls, compact, more };
+           fallbackNote, fieldLabel, InvalidFields, stepControls, stepper, compact, more };
 })();

@@ -10,7 +10,8 @@ A component lives in a snippet folder, beside the code it mirrors:
         labels.yml      {zh: {...}, en: {...}}: every text it shows, in both languages
         data.py         optional: data(options) -> dict, computed with the lesson's code
         script.js, style.css   optional: loaded only by the pages that show the component,
-                        each after the component kit's (KIT), which they may use
+                        each after the component kit's (KIT), which they may use; script.js
+                        may use a teaching module's JavaScript twin too (see twins)
 
 A page shows it with a fence at the start of a line:
 
@@ -32,7 +33,8 @@ import jinja2
 import yaml
 
 from coursekit import ROOT
-from coursekit.code import folders, load
+from coursekit.code import folders, load, reading_order
+from coursekit.pages import default_language, fences, pages
 
 ASSETS = ("script.js", "style.css")
 # The component kit: what the components' scripts share, and what their styles share.
@@ -66,10 +68,26 @@ class Component:
     def assets(self) -> list[Path]:
         return [self.folder / name for name in ASSETS if (self.folder / name).is_file()]
 
+    def modules(self) -> list[Path]:
+        """The JavaScript twins its script uses (courseModules.<name>), each after those it
+        uses in turn: its own lesson's and earlier lessons' only."""
+        script = self.folder / "script.js"
+        if not script.is_file():
+            return []
+        found = twin_files(TWIN_USE.findall(script.read_text("utf-8")), self.root)
+        order = reading_order(self.root)
+        later = [path.name for path in found
+                 if order[path.parent.name] > order[self.folder.parent.parent.name]]
+        if later:
+            raise ValueError(f"{self.where('script.js')}: uses {', '.join(later)}, of a later"
+                             " lesson: a component builds on its own lesson and earlier ones")
+        return found
+
     def parity(self):
         """The parity contract (parity.py), or None: cases() of link states, expected(state)
         -> what each [data-key] element shows (or "error"), BROKEN = (old, new), a wrong
-        formula for script.js that the check must catch."""
+        formula for script.js that the check must catch, and what the course-wide reader
+        tests check of it (CONTRACT: FULL_WIDTH, KEY_RESULTS)."""
         source = self.folder / "parity.py"
         if not source.is_file():
             return None
@@ -100,9 +118,9 @@ class Component:
         tags = ([f'<link rel="stylesheet" href="{kit["style.css"]}">',
                  f'<link rel="stylesheet" href="{assets["style.css"]}">']
                 if "style.css" in assets else [])
-        tags += ([f'<script src="{kit["script.js"]}" defer></script>',
-                  f'<script src="{assets["script.js"]}" defer></script>']
-                 if "script.js" in assets else [])
+        scripts = ([kit["script.js"]] + [asset_url(f"modules/{path.name}") for path in self.modules()]
+                   + [assets["script.js"]] if "script.js" in assets else [])
+        tags += [f'<script src="{src}" defer></script>' for src in scripts]
         # The tags go inside the template's one root element, at its end: Markdown keeps a raw
         # HTML block only up to the root's closing tag and its first blank line.
         lines = [line for line in html.splitlines() if line.strip()]
@@ -110,6 +128,66 @@ class Component:
             raise ValueError(f"{self.where('template.html')}: the template is one root element,"
                              " closed on its own last line")
         return "\n".join(lines[:-1] + tags + lines[-1:])
+
+
+# What a parity contract holds besides cases(), expected(state) and BROKEN, for the tests
+# every component passes (tests/test_readers.py, tests/test_components.py), so that a new
+# component needs no edit to them:
+#   FULL_WIDTH = {"link": {...}, "ascii": {...}, "typed": (field, typed, value)}: a link in
+#       the full-width forms of a Chinese input method (１６，３８４) and the same link in
+#       ASCII, which the page must read alike; and a text field, what a reader types into it
+#       in full-width forms, and the value the link then holds. "typed": None where no text
+#       field takes a number (menus only); FULL_WIDTH = None where nothing does.
+#   KEY_RESULTS = [selector, ...]: optional, the key results the compact layout keeps in
+#       view while a reader edits (default: the kit's summary, [".ck-summary"]).
+CONTRACT = ("cases", "expected", "BROKEN", "FULL_WIDTH")
+KEY_RESULTS = [".ck-summary"]
+
+
+def key_results(contract) -> list[str]:
+    """The CSS selectors, within the component, of the key results a contract names."""
+    return list(getattr(contract, "KEY_RESULTS", KEY_RESULTS))
+
+
+def contract_problems(root: Path = ROOT) -> list[str]:
+    """Every component has a parity contract that holds what CONTRACT names, and is shown on
+    a page (component_pages)."""
+    problems, shown = [], component_pages(root)
+    for name, component in components(root).items():
+        if name not in shown:
+            problems.append(f"{component.where()}: no page has a {name} fence")
+        contract = component.parity()
+        if contract is None:
+            problems.append(f"{component.where()}: no parity.py")
+            continue
+        missing = [item for item in CONTRACT if not hasattr(contract, item)]
+        if missing:
+            problems.append(f"{component.where('parity.py')}: no {', '.join(missing)}")
+        full_width = getattr(contract, "FULL_WIDTH", None)
+        if full_width is not None and set(full_width) != {"link", "ascii", "typed"}:
+            problems.append(f"{component.where('parity.py')}: FULL_WIDTH holds link, ascii"
+                            " and typed")
+    return problems
+
+
+def component_pages(root: Path = ROOT) -> dict[str, str]:
+    """Each component a page shows, by name: the URL path, from the site's root in the
+    default language (e.g. lessons/kv-cache/), of the first page with its fence (at any
+    indent: coursekit.pages reads the fences)."""
+    names, found = set(components(root)), {}
+    for page in pages(root):
+        if page.language != default_language(root):
+            continue
+        for fence in fences(page.relative, page.source):
+            if fence.language in names:
+                found.setdefault(fence.language, page.html.removesuffix("index.html"))
+    return found
+
+
+def fill(text: str, **values) -> str:
+    """A component's message with its {placeholders} filled in; one with no value stays as it
+    is (component-kit.js: fill, its twin)."""
+    return re.sub(r"\{(\w+)\}", lambda match: str(values.get(match[1], match[0])), text)
 
 
 def fence_choice(options: dict, key: str, choices) -> str:
@@ -148,6 +226,45 @@ def read_whole(text: str, least: int, most: int) -> int | None:
     if value is None or not value.is_integer() or not least <= value <= most:
         return None
     return int(value)
+
+
+# The teaching modules' JavaScript twins: snippets/<slug>/<module>.js beside <module>.py,
+# written to read like it, checked against it in Node (tests/test_js_mirrors.py). Each is
+# a classic script that sets courseModules.<module> and reads the twins it uses from
+# courseModules too, as a component's script does; the site has it at
+# assets/components/modules/<module>.js.
+TWIN_USE = re.compile(r"\bcourseModules\.(\w+)")
+
+
+def twins(root: Path = ROOT) -> dict[str, Path]:
+    """Every JavaScript twin, by module name."""
+    return {path.stem: path for folder in folders(root) for path in sorted(folder.glob("*.js"))
+            if path.with_suffix(".py").is_file()}
+
+
+def twin_files(names, root: Path = ROOT) -> list[Path]:
+    """The twins named and those they use, each after those it uses; a twin that uses a
+    later lesson's is refused, as a later lesson's import is."""
+    known, order, found = twins(root), reading_order(root), []
+
+    def add(name: str, user: Path | None) -> None:
+        if name not in known:
+            raise ValueError(f"{user.relative_to(root).as_posix() if user else name}: no twin"
+                             f" {name}.js beside a {name}.py in a snippet folder")
+        path = known[name]
+        if user is not None and order[path.parent.name] > order[user.parent.name]:
+            raise ValueError(f"{user.relative_to(root).as_posix()}: uses {path.name}, of a"
+                             " later lesson")
+        if path in found:
+            return
+        for used in TWIN_USE.findall(path.read_text("utf-8")):
+            if used != name:
+                add(used, path)
+        found.append(path)
+
+    for name in dict.fromkeys(names):
+        add(name, None)
+    return found
 
 
 def kit_assets() -> list[Path]:

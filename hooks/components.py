@@ -1,5 +1,6 @@
 """Render each lesson's in-page components (coursekit/components.py) where a page has a fence
-named after one (hooks/fences.py finds it), and copy their scripts and styles into the site."""
+named after one (hooks/fences.py finds it), and copy their scripts and styles, the kit's and the
+teaching modules' JavaScript twins into the site."""
 
 import shutil
 from functools import partial
@@ -9,7 +10,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-from coursekit.components import components, kit_assets, kit_files
+from coursekit.components import components, kit_assets, kit_files, twins
 from coursekit.pages import Html
 
 
@@ -42,6 +43,7 @@ def on_post_build(config):
     copies = [(asset, f"{component.name}/{asset.name}")
               for component in _components(config).values() for asset in component.assets()]
     copies += [(asset, asset.name) for asset in kit_assets()]
+    copies += [(twin, f"modules/{twin.name}") for twin in twins(Path(config.config_file_path).parent).values()]
     for asset, path in copies:
         target = Path(config.site_dir) / _url(path)
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -7,20 +7,29 @@ states it as:
     expected(state) -> dict | "error"   what each [data-key] element shows, or "error" where
                                         the component's [role=alert] element shows instead
     BROKEN = (old, new)                 a wrong formula: `old` in script.js becomes `new`
+    FULL_WIDTH, KEY_RESULTS             what the course-wide reader tests check of it
+                                        (coursekit/components.py: CONTRACT)
 
 The component's script marks its root element data-ready once it has computed.
 """
 
-import re
-
 import pytest
 
 from coursekit import ROOT, pages
-from coursekit.browser import component_alone, component_mismatches, fits, page_showing, shown, skip_search
-from coursekit.components import KIT, components, label_problems, read_number, read_whole
+from coursekit.browser import component_mismatches, fits, page_showing, shown, skip_search
+from coursekit.components import (
+    KIT,
+    components,
+    contract_problems,
+    key_results,
+    label_problems,
+    read_number,
+    read_whole,
+)
 
+# Each contract is loaded by the tests that read it: one that fails to load fails those.
 CONTRACTS = {name: component for name, component in components(ROOT).items()
-             if component.parity() is not None}
+             if (component.folder / "parity.py").is_file()}
 
 
 @pytest.mark.parametrize("name", sorted(CONTRACTS))
@@ -61,8 +70,9 @@ def test_parity_check_catches_what_an_error_leaves_on_screen(page, site, site_ur
 
 
 def test_every_component_has_a_parity_contract():
-    assert [name for name, component in components(ROOT).items()
-            if component.parity() is None] == []
+    """What the course-wide tests read of each component (coursekit/components.py:
+    CONTRACT) is in its contract, and a page shows it."""
+    assert contract_problems(ROOT) == []
 
 
 def test_components_have_the_same_labels_in_every_language():
@@ -108,24 +118,8 @@ def test_the_kit_rounds_as_python_formats(page):
 # The compact layout (issue 27): on a 390x844 phone the components were 1.2 to 3.8 screens
 # tall, their results screens away from the fields that change them. Now each keeps its key
 # results in a .ck-summary (component-kit.css) that stays on screen while the reader edits.
-# Key results per component (a component not listed here: its .ck-summary):
-KEY_RESULTS = {
-    # KV per token and the full-length sequences that fit, in one sentence.
-    "kv-explorer": [".kv-summary"],
-    # What the step did, and the pool's usage as vLLM's gauge and log line read it.
-    "block-table": [".bt-happened", '[data-key="used"]', '[data-key="gauge"]',
-                    '[data-key="percent"]'],
-    # The steps until every request has finished, and the preemptions.
-    "scheduler-timeline": ['[data-key="steps"]', '[data-key="preemptions"]'],
-    # The hits, the hit rate and the cached blocks after the request shown.
-    "prompt-sharing": ['[data-key="hits"]', '[data-key="rate"]', '[data-key="cached"]'],
-    # The step's drafts with their verdicts, what the step yields, the running rate.
-    "spec-decode-steps": ['[data-key="drafts"]', '[data-key="new"]', '[data-key="rate"]'],
-    # The KV cache, what is left outside gpu_memory_utilization's share, the graphs captured.
-    "startup-memory-bar": ['[data-key="kv"]', '[data-key="left"]', '[data-key="captured"]'],
-    # The goodput, and the p-th percentile of TTFT and ITL.
-    "request-metrics": ['[data-key="goodput"]', '[data-key="p_ttft"]', '[data-key="p_itl"]'],
-}
+# Each contract names its key results (KEY_RESULTS; without it, the kit's .ck-summary):
+# coursekit/components.py: key_results.
 SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 # A component is at most two and a half phone screens tall, as it opens (its secondary detail
 # folded): before the compact layout the prompt sharing component took 3.5 (zh) and 3.8 (en)
@@ -149,6 +143,8 @@ KEY_RESULTS_IN_VIEW = """([root, keys]) => {
     return shown !== null && (element.contains(shown) || shown.contains(element));
   };
   const component = document.querySelector(root);
+  const missing = keys.filter((key) => component.querySelector(key) === null);
+  keys = keys.filter((key) => !missing.includes(key));
   // Every fold unfolded: the component at its longest.
   component.querySelectorAll('details').forEach((more) => { more.open = true; });
   const controls = [...component.querySelectorAll(
@@ -172,7 +168,7 @@ KEY_RESULTS_IN_VIEW = """([root, keys]) => {
       if (hidden.length) missed.push(`${name} at the ${placed}: ${hidden.join(', ')} out of view`);
     }
   }
-  return {controls: controls.length, missed};
+  return {controls: controls.length, missed, missing};
 }"""
 
 
@@ -191,7 +187,7 @@ def test_lesson_pages_show_what_python_computes_and_keep_key_results_in_view(
     problems = []
     try:
         for name in sorted(CONTRACTS):
-            keys = KEY_RESULTS.get(name, [".ck-summary"])
+            keys = key_results(CONTRACTS[name].parity())
             path = page_showing(site, name).removeprefix("/en")
             tab.set_viewport_size(SCREENS["phone"])
             tab.goto(f"{site_url}{'/en' if language == 'en' else ''}{path}", wait_until="load")
@@ -208,6 +204,7 @@ def test_lesson_pages_show_what_python_computes_and_keep_key_results_in_view(
                     problems.append(f"{where}: {tall:.0f}px tall")
                 found = tab.evaluate(KEY_RESULTS_IN_VIEW, [root, keys])
                 assert found["controls"] > 0, f"{where}: no control found"
+                assert found["missing"] == [], f"{where}: no key result matches {found['missing']}"
                 problems += [f"{where}: {missed}" for missed in found["missed"]]
     finally:
         context.close()
@@ -225,19 +222,3 @@ def test_a_component_sets_up_when_it_comes_near_the_screen(page, site, site_url)
     page.locator(root).evaluate("root => scrollTo(0, root.getBoundingClientRect().top"
                                 " + scrollY - 1.5 * innerHeight)")  # a screen and a half above
     page.wait_for_selector(f"{root}[data-ready]", state="attached")
-
-
-# A Chinese label followed by an ASCII separator: “这一步产出的 token: on”, “task, k, step”.
-ASCII_AFTER_CHINESE = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef] ?[:,] "
-
-
-def test_the_spec_stepper_in_chinese_takes_its_separators_from_labels_yml(page, site, site_url):
-    """The speculation stepper's Chinese page says “：” after its labels and lists a link's
-    invalid values with “、”, as labels.yml gives them for each language."""
-    path = page_showing(site, "spec-decode-steps").removeprefix("/en")
-    root = '[data-component="spec-decode-steps"]'
-    component_alone(page, site_url, site, path, "spec-decode-steps")("task=nope&k=0&step=999")
-    assert page.locator(f'{root} [data-key="fallback"]').text_content() == "task、k、step"
-    text = page.locator(root).inner_text()
-    assert "这一步产出的 token：" in text
-    assert re.findall(f".{{8}}{ASCII_AFTER_CHINESE}", text) == []

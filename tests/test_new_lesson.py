@@ -76,9 +76,35 @@ def test_it_builds_and_offers_its_code(fixture_site, pristine_fixture):
 
 def test_its_component_matches_its_python(pristine_fixture, fixture_site, page):
     component = components.components(pristine_fixture)[f"{SLUG}-blocks"]
+    contract = component.parity()
     with serve(fixture_site) as base:
-        assert component_mismatches(page, base, fixture_site, component,
-                                    component.parity()) == []
+        assert component_mismatches(page, base, fixture_site, component, contract) == []
+        # What the course-wide tests read of its contract is on the page.
+        root = f'[data-component="{component.name}"]'
+        keys = components.key_results(contract)
+        assert [page.locator(f"{root} {key}").count() for key in keys] == [1] * len(keys)
+        field = contract.FULL_WIDTH["typed"][0]
+        assert page.locator(f'{root} input[name="{field}"]').count() == 1
+
+
+def test_its_component_is_in_the_lists_the_course_wide_tests_derive(pristine_fixture):
+    """tests/test_readers.py and tests/test_components.py take each component's page from the
+    pages' fences and what to check from its contract (coursekit/components.py: CONTRACT):
+    the new lesson's component is in their lists, with no edit to them."""
+    assert components.component_pages(pristine_fixture) == {f"{SLUG}-blocks": f"lessons/{SLUG}/"}
+    assert components.contract_problems(pristine_fixture) == []
+
+
+def test_a_component_without_its_contract_or_its_page_is_named(course, edit):
+    edit(course / "snippets" / SLUG / "components" / f"{SLUG}-blocks" / "parity.py",
+         "FULL_WIDTH = {", "FULL_WIDTH_ = {")
+    for language in languages(course):
+        edit(course / "docs" / "lessons" / f"{SLUG}.{language}.md", f"```{SLUG}-blocks\n",
+             "```text\n")
+    folder = f"snippets/{SLUG}/components/{SLUG}-blocks"
+    assert components.component_pages(course) == {}
+    assert components.contract_problems(course) == [
+        f"{folder}: no page has a {SLUG}-blocks fence", f"{folder}/parity.py: no FULL_WIDTH"]
 
 
 @pytest.mark.parametrize(("arguments", "message"), [

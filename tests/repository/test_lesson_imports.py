@@ -10,15 +10,7 @@ maintainers/) comes after every lesson: it may import any lesson, and no lesson 
 from pathlib import Path
 
 from coursekit import ROOT
-from coursekit.code import folders, imported_names, module_files
-from coursekit.pages import lessons_in_nav
-
-
-def reading_order(root: Path) -> dict[str, int]:
-    """Snippet folder -> its place: the lessons in nav order, then every other folder."""
-    lessons = [Path(page).stem for page in lessons_in_nav(root)]
-    return {folder.name: lessons.index(folder.name) if folder.name in lessons else len(lessons)
-            for folder in folders(root)}
+from coursekit.code import folders, imported_names, module_files, reading_order
 
 
 def folder_imports(root: Path) -> dict[tuple[str, str], list[str]]:

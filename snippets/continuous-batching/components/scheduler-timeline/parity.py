@@ -32,9 +32,20 @@ LIMITS = DATA.LIMITS
 # Each number of a request is read as the page reads numbers (component-kit.js: whole).
 REQUEST = re.compile(r"([A-Z]):([^:]+):([^:]+)(?::([^:]+))?", re.ASCII)
 NONE = "—"
-# A wrong rule the check must catch: a preempted request keeps what it had computed
-# (no recompute).
-BROKEN = ("state.numComputedTokens = 0; // recompute", "// no recompute")
+# A wrong rule the check must catch: a preempted request's chunks shown as a prefill,
+# not a recompute. (The scheduler's own rules are in scheduler.js, which
+# tests/test_js_mirrors.py holds to scheduler.py.)
+BROKEN = (': preemptedBefore.has(id) ? "recompute"', ': false ? "recompute"')
+# Full-width digits and commas, as a Chinese input method types them (the reader
+# tests' data, coursekit/components.py: CONTRACT): a link, the same link in ASCII, and
+# a field with what a reader types into it and the value the link then holds.
+FULL_WIDTH = {
+    "link": {"max_num_batched_tokens": "１，０２４", "step": "１"},
+    "ascii": {"max_num_batched_tokens": "1024", "step": "1"},
+    "typed": ("max_num_batched_tokens", "２，０４８", "2048"),
+}
+# The steps until every request has finished, and the preemptions.
+KEY_RESULTS = ['[data-key="steps"]', '[data-key="preemptions"]']
 
 
 def number(text: str, name: str) -> int:

@@ -113,6 +113,16 @@ HOSTILE = [
 ]
 # A wrong formula the check must catch: script.js without the factor 2 for K and V.
 BROKEN = ("2 * v.layers * v.kv_heads", "v.layers * v.kv_heads")
+# Full-width digits and commas, as a Chinese input method types them (the reader
+# tests' data, coursekit/components.py: CONTRACT): a link, the same link in ASCII, and
+# a field with what a reader types into it and the value the link then holds.
+FULL_WIDTH = {
+    "link": {"seq_len": "１６，３８４", "batch": "４"},
+    "ascii": {"seq_len": "16384", "batch": "4"},
+    "typed": ("seq_len", "３２，７６８", "32768"),
+}
+# KV per token and the full-length sequences that fit, in one sentence.
+KEY_RESULTS = [".kv-summary"]
 
 
 def random_state(rng: random.Random) -> dict[str, str]:

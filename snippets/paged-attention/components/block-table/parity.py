@@ -22,8 +22,25 @@ DEFAULTS = {
     "caching": "0",
     "ops": encode(TRACE),
 }
-# A wrong rule the check must catch: freed blocks put at the tail of the queue.
-BROKEN = ("free.unshift(...unhashed)", "free.push(...unhashed)")
+# A wrong formula the check must catch: the null block counted as a used block. (The
+# pool's rules are in block_pool.js, which tests/test_js_mirrors.py holds to
+# block_pool.py.)
+BROKEN = ("pool.num_gpu_blocks - 1 - free.length", "pool.num_gpu_blocks - free.length")
+# Full-width digits and commas, as a Chinese input method types them (the reader
+# tests' data, coursekit/components.py: CONTRACT): a link, the same link in ASCII, and
+# a field with what a reader types into it and the value the link then holds.
+FULL_WIDTH = {
+    "link": {"blocks": "１２", "ops": "A:２０,B:４０"},
+    "ascii": {"blocks": "12", "ops": "A:20,B:40"},
+    "typed": ("blocks", "１６", "16"),
+}
+# What the step did, and the pool's usage as vLLM's gauge and log line read it.
+KEY_RESULTS = [
+    ".bt-happened",
+    '[data-key="used"]',
+    '[data-key="gauge"]',
+    '[data-key="percent"]',
+]
 
 
 def number(state: dict[str, str], key: str, least: int, most: int) -> int:

@@ -1,73 +1,19 @@
-// The block table component. It replays the link's operations on a block pool that follows
-// snippets/paged-attention/block_pool.py rule for rule (and so vLLM 0.26.0's BlockPool);
-// parity.py says what the page must show for each link, and the tests check it in Chromium.
+// The block table component: a view over block_pool.js, block_pool.py's JavaScript twin
+// (courseModules.block_pool), on which it replays the link's operations as block_pool.py
+// does (and so vLLM 0.26.0's BlockPool); tests/test_js_mirrors.py holds the twin to the
+// Python. parity.py says what the page must show for each link, and the tests check it in
+// Chromium.
 (() => {
   const { fill, element, whole, fixed, share, fieldLabel, InvalidFields, compact } = courseKit;
+  const { BlockPool, blocks_for } = courseModules.block_pool;
   // A request's name and its tokens (read by the kit's whole()) or free.
   const OP = /^([A-Z]):([^:]+)$/;
   const TOKENS = [0, 999999];
 
+  // A link the page cannot replay: one it does not take, or one block_pool.js refuses
+  // (a ValueError: a request that shrinks, or one that finishes twice).
   class BadLink extends Error {}
-
-  class BlockPool {
-    constructor(numGpuBlocks, blockSize, caching) {
-      this.numGpuBlocks = numGpuBlocks;
-      this.blockSize = blockSize;
-      this.caching = caching;
-      // The free queue starts ordered by block id; block 0 is taken as the null block.
-      this.free = [];
-      for (let block = 1; block < numGpuBlocks; block += 1) this.free.push(block);
-      this.nullBlock = 0;
-      this.tables = new Map();
-      this.tokens = new Map();
-      this.hashed = new Set();
-    }
-
-    // Grow a request to `tokens` tokens; the blocks it added, or null when too few are free.
-    allocate(request, tokens) {
-      const held = this.tokens.get(request) ?? 0;
-      if (tokens < held) throw new BadLink(`${request} cannot shrink`);
-      const table = this.tables.get(request) ?? [];
-      const needed = Math.ceil(tokens / this.blockSize) - table.length;
-      if (needed > this.free.length) return { refused: true, needed };
-      const added = this.free.splice(0, needed); // from the head of the free queue
-      for (const block of added) this.hashed.delete(block);
-      const grown = table.concat(added); // append-only
-      this.tables.set(request, grown);
-      this.tokens.set(request, tokens);
-      if (this.caching) {
-        for (const block of grown.slice(0, Math.floor(tokens / this.blockSize))) {
-          this.hashed.add(block);
-        }
-      }
-      return { refused: false, added };
-    }
-
-    // Last block first: blocks without a hash to the head, blocks with one to the tail.
-    release(request) {
-      if (!this.tables.has(request)) throw new BadLink(`unknown request ${request}`);
-      const ordered = [...this.tables.get(request)].reverse();
-      this.tables.delete(request);
-      this.tokens.delete(request);
-      const unhashed = ordered.filter((block) => !this.hashed.has(block));
-      const free = this.free;
-      free.unshift(...unhashed);
-      free.push(...ordered.filter((block) => this.hashed.has(block)));
-      return ordered;
-    }
-
-    slot(request, position) {
-      const table = this.tables.get(request);
-      return table[Math.floor(position / this.blockSize)] * this.blockSize +
-        (position % this.blockSize);
-    }
-
-    usage() {
-      const total = this.numGpuBlocks - 1;
-      if (!total) return 0;
-      return 1.0 - this.free.length / total;
-    }
-  }
+  const refusedLink = (problem) => problem instanceof BadLink || problem?.name === "ValueError";
 
   // A whole number from least to most, as the kit reads numbers.
   function bounded(text, least, most) {
@@ -91,16 +37,18 @@
     const refused = [];
     let happened = { kind: "start" };
     for (const { request, tokens } of ops.slice(0, step)) {
-      if (tokens === "free") {
-        happened = { kind: "finished", r: request, blocks: pool.release(request) };
+      if (tokens === "free") { // last block first (BlockPool.free)
+        happened = { kind: "finished", r: request, blocks: pool.block_table(request).reverse() };
+        pool.free(request);
         continue;
       }
-      const free = pool.free.length;
-      const result = pool.allocate(request, tokens);
-      if (result.refused) refused.push(`${request}:${tokens}`);
-      happened = result.refused
-        ? { kind: "refused", r: request, n: tokens, needed: result.needed, free }
-        : { kind: "grew", r: request, n: tokens, blocks: result.added };
+      const free = pool.num_free_blocks;
+      const needed = blocks_for(tokens, blockSize) - (pool.requests.includes(request) ? pool.block_table(request).length : 0);
+      const added = pool.allocate(request, tokens); // null: too few free blocks
+      if (added === null) refused.push(`${request}:${tokens}`);
+      happened = added === null
+        ? { kind: "refused", r: request, n: tokens, needed, free }
+        : { kind: "grew", r: request, n: tokens, blocks: added };
     }
     const written = ops.map(({ request, tokens }) => `${request}:${tokens}`);
     return { pool, ops: written, refused, happened, step, total: ops.length };
@@ -125,6 +73,7 @@
     const later = root.querySelector(".bt-later");
     const dropped = root.querySelector(".bt-dropped");
     const invalid = new InvalidFields(root.querySelector(".bt-invalid"));
+    const key = (name) => root.querySelector(`[data-key="${name}"]`);
     const link = new URLSearchParams(location.search);
     const state = {
       blocks: link.get("blocks") ?? root.dataset.blocks,
@@ -136,15 +85,15 @@
     let current = null;
     let undo = null; // the state before a reader's operation dropped the steps after it
 
-    function button(label, onClick) {
+    const button = (label, onClick) => {
       const made = element("button", label, { type: "button" });
       made.addEventListener("click", onClick);
       return made;
-    }
+    };
 
     function show(result) {
       const { pool, ops, refused, happened, step, total } = result;
-      root.querySelector('[data-key="step"]').value = `${step}/${total}`;
+      key("step").value = `${step}/${total}`;
       const values = { ...happened, blocks: (happened.blocks ?? []).join(", ") };
       happenedLine.textContent = fill(text[happened.kind], values);
       // Before the last step, an operation drops the steps after it: the page says so first.
@@ -154,50 +103,43 @@
 
       const body = root.querySelector(".bt-requests tbody");
       body.replaceChildren();
-      const owner = new Map([[pool.nullBlock, "null"]]);
-      for (const request of [...pool.tables.keys()].sort()) {
-        const table = pool.tables.get(request);
-        const held = pool.tokens.get(request);
+      const owner = new Map([[pool.null_block, "null"]]);
+      const hashed = pool.hashed;
+      const free = pool.free_queue;
+      for (const request of pool.requests.sort()) {
+        const table = pool.block_table(request);
+        const held = pool.num_tokens(request);
         table.forEach((block, index) => owner.set(block, `${request}${index}`));
         const row = element("tr", null);
-        row.append(
-          element("th", request),
-          element("td", String(held), { "data-key": `tokens-${request}` }),
-          element("td", table.join(" ") || "—", { "data-key": `table-${request}` }),
-          element("td", held ? String(pool.slot(request, held - 1)) : "—",
-                  { "data-key": `slot-${request}` }),
-        );
         const actions = element("td", null);
-        actions.append(
-          button(labels.grow_one, () => act(`${request}:${held + 1}`)),
-          button(labels.grow_block, () => act(`${request}:${held + pool.blockSize}`)),
-          button(labels.finish, () => act(`${request}:free`)),
-        );
-        row.append(actions);
+        actions.append(button(labels.grow_one, () => act(`${request}:${held + 1}`)),
+                       button(labels.grow_block, () => act(`${request}:${held + pool.block_size}`)),
+                       button(labels.finish, () => act(`${request}:free`)));
+        row.append(element("th", request), element("td", String(held), { "data-key": `tokens-${request}` }),
+                   element("td", table.join(" ") || "—", { "data-key": `table-${request}` }),
+                   element("td", held ? String(pool.slot(request, held - 1)) : "—", { "data-key": `slot-${request}` }),
+                   actions);
         body.append(row);
       }
 
       const grid = root.querySelector(".bt-pool");
       grid.replaceChildren();
-      for (let block = 0; block < pool.numGpuBlocks; block += 1) {
-        const label = owner.get(block) ?? (pool.hashed.has(block) ? "free#" : "free");
-        const kind = block === pool.nullBlock ? "null" : owner.has(block) ? "used" : label;
+      for (let block = 0; block < pool.num_gpu_blocks; block += 1) {
+        const label = owner.get(block) ?? (hashed.has(block) ? "free#" : "free");
+        const kind = block === pool.null_block ? "null" : owner.has(block) ? "used" : label;
         const box = element("div", null, { class: `bt-block bt-${kind.replace("#", "-hashed")}` });
         if (kind === "used") box.style.setProperty("--bt-hue", (label.charCodeAt(0) * 47) % 360);
         box.append(element("span", String(block), { class: "bt-id" }),
                    element("span", label, { "data-key": `block-${block}` }));
         grid.append(box);
       }
-      root.querySelector('[data-key="free"]').value = pool.free
-        .map((block) => (pool.hashed.has(block) ? `${block}#` : String(block)))
-        .join(" ") || "—";
-      root.querySelector('[data-key="used"]').value =
-        `${pool.numGpuBlocks - 1 - pool.free.length}/${pool.numGpuBlocks - 1}`;
+      key("free").value = free.map((block) => (hashed.has(block) ? `${block}#` : String(block))).join(" ") || "—";
+      key("used").value = `${pool.num_gpu_blocks - 1 - free.length}/${pool.num_gpu_blocks - 1}`;
       // The gauge to 4 decimals, as block_trace.py prints it, and as vLLM's log line writes
       // it (vllm/v1/metrics/loggers.py: LoggingStatLogger.log: "%.1f%%" of usage * 100).
-      root.querySelector('[data-key="gauge"]').value = fixed(pool.usage(), 4);
-      root.querySelector('[data-key="percent"]').value = `${fixed(pool.usage() * 100, 1)}%`;
-      root.querySelector('[data-key="refused"]').value = refused.join(", ") || "—";
+      key("gauge").value = fixed(pool.usage, 4);
+      key("percent").value = `${fixed(pool.usage * 100, 1)}%`;
+      key("refused").value = refused.join(", ") || "—";
     }
 
     // The settings' fields show the state's values, none of them marked.
@@ -217,30 +159,24 @@
       try {
         current = replay(state);
         Object.assign(state, {
-          blocks: String(current.pool.numGpuBlocks), block_size: String(current.pool.blockSize),
+          blocks: String(current.pool.num_gpu_blocks), block_size: String(current.pool.block_size),
           ops: current.ops.join(","),
           step: current.step === current.total ? null : String(current.step),
         });
         show(current);
-        error.hidden = true;
-        view.hidden = false;
-        usage.hidden = false;
       } catch (problem) {
-        if (!(problem instanceof BadLink)) throw problem;
+        if (!refusedLink(problem)) throw problem;
         current = null;
-        error.hidden = false;
-        view.hidden = true;
-        usage.hidden = true;
         later.hidden = true;
         happenedLine.textContent = "";
       }
+      error.hidden = current !== null;
+      view.hidden = usage.hidden = current === null;
       dropped.hidden = dropping === null;
       if (dropping) {
         dropped.querySelector(".bt-dropped-text").textContent = fill(text.dropped, {
           count: dropping.ops.length, step: dropping.step, ops: listed(dropping.ops) });
-      } else {
-        undo = null;
-      }
+      } else undo = null;
       if (keepInLink) share(state); // a step of null: the last one
       root.dataset.ready = "true";
     }
@@ -267,13 +203,11 @@
       const go = event.target.closest("button")?.dataset.go;
       if (!go) return;
       if (go === "reset" || go === "clear") {
-        Object.assign(state, { blocks: root.dataset.blocks, block_size: root.dataset.blockSize,
-                               caching: "0", ops: go === "reset" ? root.dataset.ops : "",
-                               step: null });
+        Object.assign(state, { blocks: root.dataset.blocks, block_size: root.dataset.blockSize, caching: "0",
+                               ops: go === "reset" ? root.dataset.ops : "", step: null });
         fillForm();
       } else if (current) {
-        const moves = { first: 0, prev: current.step - 1, next: current.step + 1,
-                        last: current.total };
+        const moves = { first: 0, prev: current.step - 1, next: current.step + 1, last: current.total };
         const step = Math.min(Math.max(moves[go], 0), current.total);
         state.step = step === current.total ? null : String(step);
       }
@@ -281,10 +215,9 @@
     });
     const replays = (next) => {
       try {
-        replay(next);
-        return true;
+        return Boolean(replay(next));
       } catch (problem) {
-        if (problem instanceof BadLink) return false;
+        if (refusedLink(problem)) return false;
         throw problem;
       }
     };
@@ -329,7 +262,7 @@
       event.preventDefault();
       const tokens = readTokens();
       if (!current || tokens === null) return;
-      const name = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"].find((c) => !current.pool.tables.has(c));
+      const name = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"].find((c) => !current.pool.requests.includes(c));
       if (name) act(`${name}:${tokens}`);
     });
     update(false);

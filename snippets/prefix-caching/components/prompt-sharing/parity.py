@@ -37,12 +37,23 @@ WORD = re.compile(DATA.WORD)
 NAMES = "ABCDEFGH"
 NONE = "—"
 PARTIAL = "·"  # a partly filled last block: no hash
-# A wrong rule the check must catch: the last prompt token is not kept out of the hit
-# (max_cache_hit_length = num_tokens instead of num_tokens - 1).
+# A wrong rule the check must catch: why a hit stops, read without the last-token rule
+# (max_cache_hit_length = num_tokens instead of num_tokens - 1). The rule itself is in
+# prefix_cache.js, which tests/test_js_mirrors.py holds to prefix_cache.py.
 BROKEN = (
-    "const maxHitLength = prompt.length - 1; // last-token rule",
-    "const maxHitLength = prompt.length; // last-token rule",
+    "const limit = Math.floor((n - 1) / bs);",
+    "const limit = Math.floor(n / bs);",
 )
+# Full-width digits and commas, as a Chinese input method types them (the reader
+# tests' data, coursekit/components.py: CONTRACT): a link, the same link in ASCII, and
+# a field with what a reader types into it and the value the link then holds.
+FULL_WIDTH = {
+    "link": {"num_gpu_blocks": "４０", "step": "０"},
+    "ascii": {"num_gpu_blocks": "40", "step": "0"},
+    "typed": ("num_gpu_blocks", "３０", "30"),
+}
+# The hits, the hit rate and the cached blocks after the request shown.
+KEY_RESULTS = ['[data-key="hits"]', '[data-key="rate"]', '[data-key="cached"]']
 
 
 def number(text: str, name: str) -> int:

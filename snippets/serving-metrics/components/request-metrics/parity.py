@@ -30,6 +30,16 @@ DEFAULTS = {  # the fence on the lesson page: serving_metrics.py's example
 GOOD, BAD = "✓", "✗"
 # A wrong formula the check must catch: TPOT over all n tokens, the first included.
 BROKEN = ("(e2el - ttft) / (n - 1)", "(e2el - ttft) / n")
+# Full-width digits and commas, as a Chinese input method types them (the reader
+# tests' data, coursekit/components.py: CONTRACT): a link, the same link in ASCII, and
+# a field with what a reader types into it and the value the link then holds.
+FULL_WIDTH = {
+    "link": {"requests": "０/１２０/１５０;５０/３００", "p": "９０"},
+    "ascii": {"requests": "0/120/150;50/300", "p": "90"},
+    "typed": ("ttft", "１，５００", "1500"),
+}
+# The goodput, and the p-th percentile of TTFT and ITL.
+KEY_RESULTS = ['[data-key="goodput"]', '[data-key="p_ttft"]', '[data-key="p_itl"]']
 
 
 def two(x: float) -> str:

@@ -25,6 +25,16 @@ NONE = "—"
 # A wrong rule the check must catch: the latest occurrence of the n-gram wins, not the
 # earliest.
 BROKEN = ("if (n > bestN) {", "if (n >= bestN && n) {")
+# Full-width digits, as a Chinese input method types them (the reader tests' data,
+# coursekit/components.py: CONTRACT): a link and the same link in ASCII. Its fields
+# are menus: no number is typed.
+FULL_WIDTH = {
+    "link": {"k": "５", "step": "３"},
+    "ascii": {"k": "5", "step": "3"},
+    "typed": None,
+}
+# The step's drafts with their verdicts, what the step yields, the running rate.
+KEY_RESULTS = ['[data-key="drafts"]', '[data-key="new"]', '[data-key="rate"]']
 
 
 def effective(state: dict[str, str]) -> tuple[dict, list[str]]:

@@ -24,6 +24,17 @@ BROKEN = (
     "Math.min(seqs * 2, maxCapture, tokens)",
     "Math.min(seqs, maxCapture, tokens)",
 )
+# Full-width digits and commas, as a Chinese input method types them (the reader
+# tests' data, coursekit/components.py: CONTRACT): a link, the same link in ASCII, and
+# a field with what a reader types into it and the value the link then holds.
+FULL_WIDTH = {
+    "link": {"max_num_seqs": "１２８", "gpu_memory_utilization": "０．９"},
+    "ascii": {"max_num_seqs": "128", "gpu_memory_utilization": "0.9"},
+    "typed": ("max_num_batched_tokens", "４，０９６", "4096"),
+}
+# The KV cache, what is left outside gpu_memory_utilization's share, the graphs
+# captured.
+KEY_RESULTS = ['[data-key="kv"]', '[data-key="left"]', '[data-key="captured"]']
 
 
 def gib(n_bytes: int) -> str:

@@ -1,6 +1,12 @@
-// The example component: blocks for a number of tokens, as %%module%%.py computes them.
+// The example component: blocks for a number of tokens, as %%module%%.py computes them. The
+// component kit (coursekit/component-kit.js, loaded first) reads the number as every
+// component does, a Chinese input method's full-width digits (１，０００) too, and keeps the
+// result (.ck-summary) in view while the reader edits (compact).
 (() => {
+  const { whole, share, compact } = window.courseKit;
+
   function setup(root) {
+    compact(root);
     const input = root.querySelector("input[name=tokens]");
     const output = root.querySelector("[data-key=blocks]");
     const error = root.querySelector("[role=alert]");
@@ -9,20 +15,14 @@
     if (shared !== null) input.value = shared;
 
     function update() {
-      const text = input.value.trim();
-      const tokens = Number(text);
-      const ok = /^\d+$/.test(text) && Number.isSafeInteger(tokens);
-      error.hidden = ok;
-      output.hidden = !ok;
-      output.value = ok ? String(Math.ceil(tokens / blockSize)) : "";
+      const tokens = whole(input.value, [0, Number.MAX_SAFE_INTEGER]);
+      error.hidden = tokens !== null;
+      output.hidden = tokens === null;
+      output.value = tokens === null ? "" : String(Math.ceil(tokens / blockSize));
       root.dataset.ready = "true";
+      return tokens;
     }
-    input.addEventListener("input", () => {
-      update();
-      const state = new URLSearchParams(location.search);
-      state.set("tokens", input.value);
-      history.replaceState(null, "", `${location.pathname}?${state}${location.hash}`);
-    });
+    input.addEventListener("input", () => share({ tokens: update() ?? input.value }));
     update();
   }
   document$.subscribe(() =>
