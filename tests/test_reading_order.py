@@ -1,6 +1,6 @@
-"""Reading order as a reader sees it, in headless Chromium (issue 27): where a lesson sits and
-how long it takes, under its title, and the home page's learning path on a phone, where each
-lesson's card spends no line of its own on its order or its status."""
+"""Reading order as a reader sees it, in headless Chromium (issues 27 and 40): where a lesson
+sits and how long it takes, under its title, and the home page's learning path on a phone,
+where each lesson's card opens with its number and title."""
 
 import pytest
 
@@ -28,11 +28,10 @@ def tabs(chromium):
 WIDTHS = {"phone": 390, "desktop": 1280}
 ROOTS = {"zh": "/", "en": "/en/"}
 
-# Per card of the home page's learning path: the top of each cell and its column's name.
+# Per card of the home page's learning path: each cell's text, its column's name and its top.
 CARDS = """() => [...document.querySelectorAll('article table[data-stack] tbody tr')].map(
-  row => [...row.children].map(td => ({label: td.dataset.label,
-                                       top: Math.round(td.getBoundingClientRect().top),
-                                       lines: td.getClientRects().length}))
+  row => [...row.children].map(td => ({label: td.dataset.label, text: td.innerText.trim(),
+                                       top: Math.round(td.getBoundingClientRect().top)}))
 )"""
 META = """() => {
   const meta = document.querySelector('article .lesson-meta');
@@ -46,16 +45,23 @@ META = """() => {
 
 
 @pytest.mark.parametrize("language", ROOTS)
-def test_the_learning_path_costs_no_line_for_order_and_status_on_a_phone(tabs, course_url, language):
+def test_the_learning_path_numbers_every_lesson_and_repeats_no_status_on_a_phone(
+        tabs, course_url, language):
+    """Issue 40, point 9: the path comes first after the way in, one card per lesson of the
+    nav, each opening with its number and title on one line; no column says "available"
+    on every card."""
     tab = tabs(width=WIDTHS["phone"])
     tab.goto(course_url + ROOTS[language], wait_until="load")
     cards = tab.evaluate(CARDS)
-    assert len(cards) >= 5, language
-    for card in cards:
-        order, lesson, status, covers = card
-        # Order and status share the card's first line; the lesson's title comes under them.
-        assert abs(order["top"] - status["top"]) <= 2, (language, card)
-        assert lesson["top"] > order["top"] + 10 and covers["top"] > lesson["top"], (language, card)
+    assert len(cards) == len(lessons_in_nav()), language
+    for number, card in enumerate(cards, 1):
+        lesson, covers = card  # two columns: the lesson and what it covers
+        assert lesson["text"].startswith(f"{number} · "), (language, card)
+        assert covers["top"] > lesson["top"], (language, card)
+    start = tab.locator("article a.md-button--primary").first
+    assert start.get_attribute("href").endswith("lessons/kv-cache/"), language
+    first_heading = tab.locator("article h2").first.inner_text().rstrip("¶")
+    assert first_heading in ("学习路径", "Learning path"), first_heading
 
 
 @pytest.mark.parametrize("language", ROOTS)

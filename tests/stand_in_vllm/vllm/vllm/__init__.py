@@ -145,6 +145,9 @@ class LLM:
             raise RuntimeError("Engine core initialization failed. See root cause above.")
         # vllm/entrypoints/llm.py: LLM.__init__ sets disable_log_stats=True unless given.
         options.setdefault("disable_log_stats", True)
+        from vllm import stand_in_parallelism  # lesson 11: TP 1 only
+
+        stand_in_parallelism.check(options)
         self.engine = stand_in.start(model, options, "LLM_CLASS")
         self.llm_engine = LLMEngine(self.engine, not self.engine.options["disable_log_stats"])
         self.llm_engine.vllm_config = stand_in_startup.after_kv_cache(self.engine)

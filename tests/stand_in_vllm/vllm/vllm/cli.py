@@ -27,6 +27,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--quantization")
     serve.add_argument("--disable-log-stats", action="store_true", default=None)
     serve.add_argument("--speculative-config")  # JSON; n-gram only (stand_in_spec.py)
+    serve.add_argument("--kv-transfer-config")  # JSON; stand_in_disaggregation.py
     # bool fields of vLLM's configs: --x and --no-x (arg_utils.py: _compute_kwargs)
     serve.add_argument("--async-scheduling", action=argparse.BooleanOptionalAction)
     serve.add_argument("--enable-logging-iteration-details",
@@ -34,6 +35,9 @@ def parser() -> argparse.ArgumentParser:
     # a frontend flag (vllm/entrypoints/openai/cli_args.py: BaseFrontendArgs), not an engine one
     serve.add_argument("--enable-prompt-tokens-details", action=argparse.BooleanOptionalAction,
                        default=False)
+    # frontend flags too: lesson 10's tool calling (stand_in_sampling_and_tools.py)
+    serve.add_argument("--enable-auto-tool-choice", action="store_true", default=False)
+    serve.add_argument("--tool-call-parser")
     return serve
 
 
@@ -49,6 +53,13 @@ def main(argv=None) -> None:
     args = vars(parser().parse_args(argv[1:]))
     host, port, model = args.pop("host"), args.pop("port"), args.pop("model")
     details = args.pop("enable_prompt_tokens_details")
+    from vllm import stand_in_sampling_and_tools  # lesson 10's chat completions
+
+    try:
+        stand_in_sampling_and_tools.configure(args.pop("enable_auto_tool_choice"),
+                                              args.pop("tool_call_parser"))
+    except (TypeError, ValueError) as error:
+        sys.exit(str(error))
     try:
         engine = stand_in.start(model, args, "OPENAI_API_SERVER")
     except (stand_in.StandInError, ValueError) as error:

@@ -211,6 +211,9 @@ OPTIONS = {
     "quantization": None,  # from the checkpoint's quantization_config when None
     "enforce_eager": False,  # stand_in_startup.py: no torch.compile, no CUDA graphs
     "speculative_config": None,  # n-gram's JSON, counted by stand_in_spec.py (lesson 7)
+    "tensor_parallel_size": 1,  # stand_in_parallelism.py: TP 1 only (lesson 11)
+    "kv_offloading_size": None,  # stand_in_kv_offloading.py: the CPU tier (lesson 9)
+    "kv_transfer_config": None,  # stand_in_disaggregation.py: ExampleConnector (lesson 12)
 }
 
 # EngineArgs.get_batch_defaults on a card under 70 GiB, by usage context.
@@ -616,6 +619,8 @@ class SchedulerStats:
     # PrefixCacheStats of the step (KVCacheManager.make_prefix_cache_stats), in tokens
     prefix_cache_queries: int = 0
     prefix_cache_hits: int = 0
+    # The connector's lookups, (queries, hits) in tokens: stand_in_kv_offloading.py (lesson 9)
+    external_prefix_cache: tuple[int, int] | None = None
 
 
 @dataclass
@@ -730,6 +735,15 @@ class Scheduler:
         self.counts_queries = caching is not False
         self.prefix_index = PrefixIndex(self.block_size) if caching is True else None
         self.prefix_cache_queries = self.prefix_cache_hits = 0  # this step's, in tokens
+        self.cpu_tier = None  # lesson 9: --kv-offloading-size
+        if engine.options.get("kv_offloading_size") is not None:
+            from vllm import stand_in_kv_offloading
+
+            self.cpu_tier = stand_in_kv_offloading.tier(engine, self.prefix_index)
+        if engine.options.get("kv_transfer_config") is not None:  # lesson 12, the same calls
+            from vllm import stand_in_disaggregation
+
+            self.cpu_tier = stand_in_disaggregation.connector(engine)
 
     def get_usage(self) -> float:
         """vllm/v1/core/block_pool.py: BlockPool.get_usage."""
@@ -857,6 +871,9 @@ class Scheduler:
             request = self.waiting[0]
             hit = self._lookup(request)
             request.num_computed_tokens = len(hit) * self.block_size
+            if self.cpu_tier is not None:  # lesson 9: the CPU tier's hit, loaded
+                request.num_computed_tokens = self.cpu_tier.admit(
+                    request, request.num_computed_tokens, self.log_stats)
             # request.num_tokens: a preempted request recomputes its output tokens too.
             new = min(request.num_tokens - request.num_computed_tokens, budget)
             if not self._allocate_slots(request, new, full_sequence_must_fit=True, hit=hit):
@@ -920,6 +937,8 @@ class Scheduler:
                                    prefix_cache_queries=self.prefix_cache_queries,
                                    prefix_cache_hits=self.prefix_cache_hits)
             self.prefix_cache_queries = self.prefix_cache_hits = 0
+            if self.cpu_tier is not None:  # lesson 9
+                stats.external_prefix_cache = self.cpu_tier.take_stats()
             if details is not None:
                 details.elapsed_ms = (time.monotonic() - started) * 1000
                 stats.iteration = details
@@ -1064,6 +1083,12 @@ class StatLoggers:
             self.kv_cache_usage = stats.kv_cache_usage
             self.prefix_cache[PREFIX_CACHE_QUERIES] += stats.prefix_cache_queries
             self.prefix_cache[PREFIX_CACHE_HITS] += stats.prefix_cache_hits
+            if stats.external_prefix_cache is not None:  # lesson 9: the connector's counters
+                from vllm.stand_in_kv_offloading import EXTERNAL_HITS, EXTERNAL_QUERIES
+
+                for name, value in zip((EXTERNAL_QUERIES, EXTERNAL_HITS),
+                                       stats.external_prefix_cache):
+                    self.prefix_cache[name] = self.prefix_cache.get(name, 0) + value
         if iteration_stats:
             self.num_preemptions += result.preemptions
             self.iteration_tokens.append(result.prompt_tokens + len(result.sampled))
@@ -1122,7 +1147,11 @@ class StatLoggers:
 
 
 def _family(name: str, metric: str, kind: str, samples: list[str]) -> list[str]:
-    documentation = {**METRIC_HELP, **COUNTER_HELP}[metric]
+    documentation = {**METRIC_HELP, **COUNTER_HELP}.get(metric)
+    if documentation is None:  # lesson 9: the connector's counters
+        from vllm.stand_in_kv_offloading import COUNTER_HELP as EXTERNAL_HELP
+
+        documentation = EXTERNAL_HELP[metric]
     return [f"# HELP {name} {documentation}", f"# TYPE {name} {kind}", *samples]
 
 

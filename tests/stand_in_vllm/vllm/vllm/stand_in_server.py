@@ -148,6 +148,10 @@ def handler(model: str, loop: EngineLoop | None = None):
             dev_mode = os.environ.get("VLLM_SERVER_DEV_MODE", "0") == "1"
             if self.path.split("?")[0] == "/reset_prefix_cache" and dev_mode and loop:
                 return self.answer({"success": loop.reset_prefix_cache()})
+            if self.path == "/v1/chat/completions" and request.get("model") == model:
+                from vllm import stand_in_sampling_and_tools  # lesson 10's lab
+
+                return self.answer(*stand_in_sampling_and_tools.chat(request, model))
             if self.path != "/v1/completions" or request.get("model") != model:
                 return self.send_error(404)
             if loop is None:
