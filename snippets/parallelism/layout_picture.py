@@ -58,4 +58,4 @@ if __name__ == "__main__":
         print(f"step {step}: TP {tp} x PP {pp} = {tp * pp} GPU(s)")
         print(picture(QWEN, tp, pp))
     print("step 6: Qwen2.5-1.5B-Instruct, TP 4: more GPUs than KV heads")
-    print(picture(SMALL, 4, 1))
+    print(picture(SMALL, 4, 1).rstrip("\n"))
