@@ -53,6 +53,19 @@ def test_its_snippet_runs_and_prints_what_the_page_shows(pristine_fixture, tmp_p
         assert run.stdout == block.output.expanded and not run.stderr
 
 
+def test_its_code_passes_the_courses_lint_as_it_is(pristine_fixture):
+    """The scaffolded code meets snippets/ruff.toml (88 columns, formatted), as
+    tests/repository/test_style.py holds every snippet to: a contributor's first commit of a
+    new lesson must not fail on the template's own lines."""
+    ruff = [sys.executable, "-m", "ruff"]
+    folder = pristine_fixture / "snippets" / SLUG
+    config = ["--config", str(ROOT / "snippets" / "ruff.toml")]
+    for command in (["check", *config, str(folder)], ["format", "--check", *config, str(folder)]):
+        result = subprocess.run([*ruff, *command], capture_output=True, text=True,
+                                cwd=pristine_fixture)  # a course's root, as the lint test runs
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_its_chart_is_found_and_current(pristine_fixture):
     assert [c.name for c in charts.charts(pristine_fixture)] == [f"{SLUG}-blocks"]
     assert charts.stale(pristine_fixture, languages(pristine_fixture)) == []

@@ -1,4 +1,5 @@
-"""This lesson's charts (coursekit/charts.py): `npm run charts` draws them into charts/."""
+"""This lesson's charts (coursekit/charts.py): `npm run charts` draws them into
+charts/."""
 
 from %%module%% import blocks_needed
 

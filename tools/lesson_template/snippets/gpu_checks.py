@@ -1,4 +1,5 @@
-"""What the GPU job checks after running this lesson's GPU blocks (coursekit/gpu_labs.py)."""
+"""What the GPU job checks after running this lesson's GPU blocks
+(coursekit/gpu_labs.py)."""
 
 
 def check_lab(lab):
