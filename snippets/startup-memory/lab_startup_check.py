@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from kv_cache_size import GIB
-from load_memory import loaded_bytes, logged_as_counted
+from load_memory import ROUNDING_GIB, loaded_bytes, logged_as_counted
 from startup_budget import (
     CONTEXT_ESTIMATE,
     NON_TORCH_ESTIMATE,
@@ -42,7 +42,6 @@ from startup_log import read_startup
 
 UTILIZATION, TOKENS = 0.92, 8192  # what lab_startup.py sets
 MAX_NUM_SEQS = {"default": 256, "eager": 256, "small": 16}
-ROUNDING = 0.005  # GiB: a logged figure is rounded to 2 decimals
 KV_TOLERANCE = 0.75  # GiB either side of the estimated KV memory
 TOTAL = re.compile(r"Free memory on device \(([\d.]+)/([\d.]+) GiB\) on startup")
 
@@ -77,7 +76,7 @@ def compare(way: str, log: str, stdout: str) -> tuple[dict, list[str]]:
     if eager != startup.eager or eager != (startup.graph_gib is None):
         problems.append(f"eager lines {startup.eager}, graph line {startup.graph_gib}")
     parts = startup.weights_gib + startup.activation_gib + startup.non_torch_gib
-    if abs(startup.kv_gib - (startup.requested_gib - parts)) > 4 * ROUNDING:
+    if abs(startup.kv_gib - (startup.requested_gib - parts)) > 4 * ROUNDING_GIB:
         problems.append(
             f"KV {startup.kv_gib} GiB is not {startup.requested_gib} GiB less the"
             f" summary's parts ({parts:.2f} GiB)"
@@ -101,7 +100,7 @@ def compare(way: str, log: str, stdout: str) -> tuple[dict, list[str]]:
             f" (tolerance {KV_TOLERANCE} GiB)"
         )
     left = (free - estimate.requested) / GIB
-    if startup.graph_gib is not None and startup.graph_gib > left + 2 * ROUNDING:
+    if startup.graph_gib is not None and startup.graph_gib > left + 2 * ROUNDING_GIB:
         problems.append(f"graphs took {startup.graph_gib} GiB of {left:.2f} GiB left")
     rows = {
         "capture sizes": len(sizes),
