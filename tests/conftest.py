@@ -156,6 +156,14 @@ def chromium():
 
 
 @pytest.fixture
+def tabs(chromium):
+    """open_tab(width, scheme, search, **options): reader tabs (coursekit.browser.reader_tabs),
+    their contexts closed after the test."""
+    with browser.reader_tabs(chromium) as open_tab:
+        yield open_tab
+
+
+@pytest.fixture
 def page(chromium):
     """A fresh browser tab, which does not search; page.off_site lists the requests that left
     127.0.0.1."""

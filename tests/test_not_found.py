@@ -9,21 +9,15 @@ from coursekit.pages import mkdocs_config
 
 
 def test_the_404_page_leads_home_in_both_languages_and_asks_for_nothing_missing(
-        chromium, course_url):
-    context = chromium.new_context(viewport={"width": 390, "height": 844})
-    tab = context.new_page()
-    failed, asked = [], []
-    tab.on("request", lambda request: asked.append(request.url))
-    tab.on("response", lambda response: response.status < 400
-           or failed.append(f"{response.status} {response.url}"))
+        tabs, course_url):
+    tab = tabs(width=390)
     tab.goto(f"{course_url}/404.html", wait_until="networkidle")
     root = urlsplit(mkdocs_config(ROOT).site_url).path
     homes = tab.eval_on_selector_all("article p a", "links => links.map(a => [a.closest('p')"
                                      ".lang, a.getAttribute('href')])")
     text = tab.locator("article").inner_text()
-    context.close()
     assert sorted(homes) == [["en", f"{root}en/"], ["zh", root]], homes
     assert "页面不存在" in text and "Page not found" in text, text
     assert "搜索" in text and "search" in text, text
-    assert failed == [], failed
-    assert not [url for url in asked if not url.startswith(course_url)], asked
+    assert tab.failed == [], tab.failed
+    assert tab.off_site == [], tab.off_site

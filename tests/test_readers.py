@@ -21,7 +21,6 @@ from coursekit.browser import (
     fits,
     follow_scheme,
     link_state,
-    reader_tabs,
     ready,
     settle,
 )
@@ -41,12 +40,6 @@ HEAD_HREFLANG = re.compile(r'<link rel="alternate" href="[^"]*" hreflang=')
 
 def url(base: str, language: str, page_type: str) -> str:
     return base + ROOTS[language] + PAGE_TYPES[page_type]
-
-
-@pytest.fixture
-def tabs(chromium):
-    with reader_tabs(chromium) as open_tab:
-        yield open_tab
 
 
 # Text nodes with Chinese characters whose nearest lang attribute is not Chinese.

@@ -4,26 +4,8 @@ where each lesson's card opens with its number and title."""
 
 import pytest
 
-from coursekit.browser import fits, skip_search
+from coursekit.browser import fits
 from coursekit.pages import lessons_in_nav
-
-
-@pytest.fixture
-def tabs(chromium):
-    """Tabs of a given width that do not search (as tests/test_readers.py opens them)."""
-    contexts = []
-
-    def open_tab(width):
-        context = chromium.new_context(viewport={"width": width, "height": 900})
-        contexts.append(context)
-        tab = context.new_page()
-        skip_search(tab)
-        tab.set_default_timeout(15_000)
-        return tab
-
-    yield open_tab
-    for context in contexts:
-        context.close()
 
 WIDTHS = {"phone": 390, "desktop": 1280}
 ROOTS = {"zh": "/", "en": "/en/"}

@@ -5,16 +5,12 @@ import pytest
 
 from coursekit.charts import SMALLEST_TEXT_PT
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 LEAST_PX = 11
 
 
 @pytest.fixture
-def phone(chromium):
-    context = chromium.new_context(**PHONE)
-    tab = context.new_page()
-    yield tab
-    context.close()
+def phone(tabs):
+    return tabs(width=390, has_touch=True, is_mobile=True)
 
 
 @pytest.mark.parametrize("language", ["", "en/"])

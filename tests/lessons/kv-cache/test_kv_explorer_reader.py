@@ -12,19 +12,13 @@ from urllib.parse import unquote, urlencode, urlsplit
 import pytest
 
 from coursekit import ROOT
-from coursekit.browser import component_alone, fits, link_state, reader_tabs, ready
+from coursekit.browser import component_alone, fits, link_state, ready
 from coursekit.components import component_pages, components, fill
 
 ROOTS = {"zh": "/", "en": "/en/"}
 OTHER = {"zh": "en", "en": "zh"}
 WIDTHS = {"phone": 390, "desktop": 1280}
 PAGE = component_pages(ROOT)["kv-explorer"]  # lessons/kv-cache/
-
-
-@pytest.fixture
-def tabs(chromium):
-    with reader_tabs(chromium) as open_tab:
-        yield open_tab
 
 
 def url(base: str, language: str) -> str:

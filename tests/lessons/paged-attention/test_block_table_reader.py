@@ -7,19 +7,13 @@ tests/test_components.py's parity check, driven by the component's parity.py."""
 import pytest
 
 from coursekit import ROOT
-from coursekit.browser import link_state, reader_tabs
+from coursekit.browser import link_state
 from coursekit.browser import shown as component_outputs
 from coursekit.components import component_pages, components, fill
 
 ROOTS = {"zh": "/", "en": "/en/"}
 PHONE = 390  # px wide
 PAGE = component_pages(ROOT)["block-table"]  # lessons/paged-attention/
-
-
-@pytest.fixture
-def tabs(chromium):
-    with reader_tabs(chromium) as open_tab:
-        yield open_tab
 
 
 BLOCK_TABLE = components(ROOT)["block-table"]

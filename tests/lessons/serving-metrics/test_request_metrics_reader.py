@@ -11,19 +11,13 @@ import re
 import pytest
 
 from coursekit import ROOT
-from coursekit.browser import follow_scheme, link_state, reader_tabs, ready
+from coursekit.browser import follow_scheme, link_state, ready
 from coursekit.browser import shown as component_outputs
 from coursekit.components import component_pages, components, fill
 
 ROOTS = {"zh": "/", "en": "/en/"}
 WIDTHS = {"phone": 390, "desktop": 1280}
 PAGE = component_pages(ROOT)["request-metrics"]  # lessons/serving-metrics/
-
-
-@pytest.fixture
-def tabs(chromium):
-    with reader_tabs(chromium) as open_tab:
-        yield open_tab
 
 
 REQUEST_METRICS = components(ROOT)["request-metrics"]

@@ -6,18 +6,12 @@ and each part of the bar shown has a swatch of its colour in view, the detail fo
 import pytest
 
 from coursekit import ROOT
-from coursekit.browser import reader_tabs, ready
+from coursekit.browser import ready
 from coursekit.components import component_pages
 
 ROOTS = {"zh": "/", "en": "/en/"}
 PHONE = 390  # px wide
 PAGE = component_pages(ROOT)["startup-memory-bar"]  # lessons/startup-memory/
-
-
-@pytest.fixture
-def tabs(chromium):
-    with reader_tabs(chromium) as open_tab:
-        yield open_tab
 
 
 STARTUP_BAR = '[data-component="startup-memory-bar"]'
