@@ -32,7 +32,6 @@ import os
 import sys
 import tempfile
 import traceback
-from pathlib import Path
 
 # vLLM's own logging writes to stdout, where the results go: leave Python's default (stderr).
 os.environ["VLLM_CONFIGURE_LOGGING"] = "0"
@@ -51,16 +50,10 @@ from vllm.sampling_params import SamplingParams  # noqa: E402
 from vllm.utils.hashing import get_hash_fn_by_name  # noqa: E402
 from vllm.v1.core.kv_cache_utils import get_request_block_hasher, init_none_hash  # noqa: E402
 from vllm.v1.core.sched.scheduler import Scheduler  # noqa: E402
-from vllm.v1.kv_cache_interface import (  # noqa: E402
-    FullAttentionSpec,
-    KVCacheConfig,
-    KVCacheGroupSpec,
-)
 from vllm.v1.outputs import KVConnectorOutput, ModelRunnerOutput  # noqa: E402
 from vllm.v1.request import Request  # noqa: E402
-from vllm.v1.structured_output import StructuredOutputManager  # noqa: E402
+from vllm_trace import MODEL, scheduler_on  # noqa: E402
 
-MODEL = Path(__file__).with_name("qwen2.5-7b-instruct")
 MAX_MODEL_LEN = 4096
 MAX_NUM_SEQS = 16  # the cases' budgets are at least this (SchedulerConfig refuses less)
 # What a proxy hands the decode instance: the fields NixlPullConnectorScheduler checks
@@ -86,16 +79,7 @@ def build(case: dict, model: ModelConfig, storage: str) -> Scheduler:
                              scheduler_config=scheduler_config,
                              device_config=DeviceConfig(device="cpu"),
                              kv_transfer_config=kv_transfer)
-    spec = FullAttentionSpec(block_size=block_size, num_kv_heads=4, head_size=128,
-                             dtype=model.dtype)
-    kv_cache_config = KVCacheConfig(
-        num_blocks=case["num_gpu_blocks"], kv_cache_tensors=[],
-        kv_cache_groups=[KVCacheGroupSpec([f"model.layers.{i}.self_attn.attn"
-                                           for i in range(28)], spec)])
-    vllm_config.cache_config.num_gpu_blocks = case["num_gpu_blocks"]
-    return Scheduler(vllm_config=vllm_config, kv_cache_config=kv_cache_config,
-                     structured_output_manager=StructuredOutputManager(vllm_config),
-                     block_size=block_size, log_stats=True)
+    return scheduler_on(vllm_config, case["num_gpu_blocks"])
 
 
 def step(scheduler: Scheduler, recving=(), sending=()) -> tuple[dict, dict]:

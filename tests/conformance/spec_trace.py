@@ -24,7 +24,7 @@ vLLM's.
 import json  # noqa: I001 - vllm_trace first: it keeps vLLM's logging off stdout
 import sys
 
-from vllm_trace import MODEL
+from vllm_trace import MODEL, scheduler_on
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -40,12 +40,6 @@ from vllm.config import (  # noqa: E402
 from vllm.sampling_params import SamplingParams  # noqa: E402
 from vllm.utils.hashing import get_hash_fn_by_name  # noqa: E402
 from vllm.v1.core.kv_cache_utils import get_request_block_hasher, init_none_hash  # noqa: E402
-from vllm.v1.core.sched.scheduler import Scheduler  # noqa: E402
-from vllm.v1.kv_cache_interface import (  # noqa: E402
-    FullAttentionSpec,
-    KVCacheConfig,
-    KVCacheGroupSpec,
-)
 from vllm.v1.outputs import DraftTokenIds, ModelRunnerOutput  # noqa: E402
 from vllm.v1.request import Request  # noqa: E402
 from vllm.v1.sample.rejection_sampler import (  # noqa: E402
@@ -56,7 +50,6 @@ from vllm.v1.spec_decode.ngram_proposer import (  # noqa: E402
     NgramProposer,
     _find_longest_matched_ngram_and_propose_tokens,
 )
-from vllm.v1.structured_output import StructuredOutputManager  # noqa: E402
 
 MAX_MODEL_LEN = 2048
 VOCAB_SIZE = 152064  # Qwen2.5-7B-Instruct's config.json
@@ -84,17 +77,7 @@ def build(config: dict):
         scheduler_config=scheduler_config, device_config=DeviceConfig(device="cpu"),
     )
     assert not vllm_config.scheduler_config.async_scheduling
-    spec = FullAttentionSpec(block_size=config["block_size"], num_kv_heads=4,
-                             head_size=128, dtype=model.dtype)
-    kv_cache_config = KVCacheConfig(
-        num_blocks=config["num_gpu_blocks"], kv_cache_tensors=[],
-        kv_cache_groups=[KVCacheGroupSpec([f"model.layers.{i}.self_attn.attn"
-                                           for i in range(28)], spec)],
-    )
-    vllm_config.cache_config.num_gpu_blocks = config["num_gpu_blocks"]
-    scheduler = Scheduler(vllm_config=vllm_config, kv_cache_config=kv_cache_config,
-                          structured_output_manager=StructuredOutputManager(vllm_config),
-                          block_size=config["block_size"], log_stats=True)
+    scheduler = scheduler_on(vllm_config, config["num_gpu_blocks"])
     return scheduler, NgramProposer(vllm_config)
 
 

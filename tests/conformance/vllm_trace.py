@@ -56,6 +56,23 @@ def model_config() -> ModelConfig:
                        max_model_len=MAX_MODEL_LEN)
 
 
+def scheduler_on(vllm_config: VllmConfig, num_blocks: int, cls=Scheduler):
+    """vLLM's scheduler over num_blocks KV blocks of Qwen2.5-7B's 28 full-attention layers
+    (4 KV heads of 128), as the engine hands it its KVCacheConfig; every driver builds it so."""
+    block_size = vllm_config.cache_config.block_size
+    spec = FullAttentionSpec(block_size=block_size, num_kv_heads=4, head_size=128,
+                             dtype=vllm_config.model_config.dtype)
+    kv_cache_config = KVCacheConfig(
+        num_blocks=num_blocks, kv_cache_tensors=[],
+        kv_cache_groups=[KVCacheGroupSpec([f"model.layers.{i}.self_attn.attn"
+                                           for i in range(28)], spec)],
+    )
+    vllm_config.cache_config.num_gpu_blocks = num_blocks
+    return cls(vllm_config=vllm_config, kv_cache_config=kv_cache_config,
+               structured_output_manager=StructuredOutputManager(vllm_config),
+               block_size=block_size, log_stats=True)
+
+
 def build(config: dict, model: ModelConfig):
     block_size = config["block_size"]
     scheduler_config = SchedulerConfig(
@@ -77,19 +94,8 @@ def build(config: dict, model: ModelConfig):
     vllm_config = VllmConfig(model_config=model, cache_config=cache_config,
                              scheduler_config=scheduler_config,
                              device_config=DeviceConfig(device="cpu"))
-    num_blocks = config["num_gpu_blocks"]
-    spec = FullAttentionSpec(block_size=block_size, num_kv_heads=4, head_size=128,
-                             dtype=model.dtype)
-    kv_cache_config = KVCacheConfig(
-        num_blocks=num_blocks, kv_cache_tensors=[],
-        kv_cache_groups=[KVCacheGroupSpec([f"model.layers.{i}.self_attn.attn"
-                                           for i in range(28)], spec)],
-    )
-    vllm_config.cache_config.num_gpu_blocks = num_blocks
     cls = AsyncScheduler if config["async_scheduling"] else Scheduler
-    scheduler = cls(vllm_config=vllm_config, kv_cache_config=kv_cache_config,
-                    structured_output_manager=StructuredOutputManager(vllm_config),
-                    block_size=block_size, log_stats=True)
+    scheduler = scheduler_on(vllm_config, config["num_gpu_blocks"], cls)
     # Qwen2.5 runs the V2 model runner on an RTX 4090 (vllm/config/vllm.py:
     # use_v2_model_runner); without Triton, as here, VllmConfig refuses V2, so the scheduler is
     # given the GPU's answer to the one question it asks of the runner (Scheduler.__init__
