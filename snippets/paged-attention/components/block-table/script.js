@@ -4,7 +4,7 @@
 // Python. parity.py says what the page must show for each link, and the tests check it in
 // Chromium.
 (() => {
-  const { fill, element, whole, fixed, share, fieldLabel, InvalidFields, compact } = courseKit;
+  const { fill, element, whole, fixed, share, fieldLabel, InvalidFields, compact, once } = courseKit;
   const { BlockPool, blocks_for } = courseModules.block_pool;
   // A request's name and its tokens (read by the kit's whole()) or free.
   const OP = /^([A-Z]):([^:]+)$/;
@@ -13,7 +13,6 @@
   // A link the page cannot replay: one it does not take, or one block_pool.js refuses
   // (a ValueError: a request that shrinks, or one that finishes twice).
   class BadLink extends Error {}
-  const refusedLink = (problem) => problem instanceof BadLink || problem?.name === "ValueError";
 
   // A whole number from least to most, as the kit reads numbers.
   function bounded(text, least, most) {
@@ -54,6 +53,16 @@
     return { pool, ops: written, refused, happened, step, total: ops.length };
   }
 
+  // replay(state), or null for a link the page cannot replay.
+  function replayed(state) {
+    try {
+      return replay(state);
+    } catch (problem) {
+      if (problem instanceof BadLink || problem?.name === "ValueError") return null;
+      throw problem;
+    }
+  }
+
   // What the settings' fields take; a request's tokens are TOKENS.
   const LIMITS = { blocks: [2, 64], block_size: [1, 64] };
   const NAMED = 4; // operations a note names before "…"
@@ -87,7 +96,7 @@
 
     const button = (label, onClick) => {
       const made = element("button", label, { type: "button" });
-      made.addEventListener("click", onClick);
+      made.onclick = onClick;
       return made;
     };
 
@@ -156,17 +165,15 @@
     // dropping: { ops, step }, the operations after the step that a reader's operation there
     // dropped, named in a note.
     function update(keepInLink, dropping = null) {
-      try {
-        current = replay(state);
+      current = replayed(state);
+      if (current) {
         Object.assign(state, {
           blocks: String(current.pool.num_gpu_blocks), block_size: String(current.pool.block_size),
           ops: current.ops.join(","),
           step: current.step === current.total ? null : String(current.step),
         });
         show(current);
-      } catch (problem) {
-        if (!refusedLink(problem)) throw problem;
-        current = null;
+      } else {
         later.hidden = true;
         happenedLine.textContent = "";
       }
@@ -213,14 +220,6 @@
       }
       update(true);
     });
-    const replays = (next) => {
-      try {
-        return Boolean(replay(next));
-      } catch (problem) {
-        if (refusedLink(problem)) return false;
-        throw problem;
-      }
-    };
     // A value the reader typed: the page takes it, or marks the field and shows (and shares)
     // the value the field held when the reader began to edit it: not a number typed on the
     // way to another (the 6 of 65).
@@ -241,7 +240,7 @@
       const next = { ...state, [name]: String(value) };
       let problem = null;
       if (value === null) problem = text.invalid;
-      else if (current && !replays(next)) problem = text.invalid_replay; // refused, then finished
+      else if (current && !replayed(next)) problem = text.invalid_replay; // refused, then finished
       const before = state[name];
       if (problem === null) Object.assign(state, next);
       else state[name] = kept[name] ?? before;
@@ -270,5 +269,5 @@
   }
 
   document$.subscribe(() =>
-    document.querySelectorAll('[data-component="block-table"]').forEach(setup));
+    document.querySelectorAll('[data-component="block-table"]').forEach(once(setup)));
 })();
