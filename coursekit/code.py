@@ -21,10 +21,16 @@ from pathlib import Path
 
 from coursekit import ROOT
 from coursekit.pages import gpu_blocks, lessons_in_nav
+from coursekit.vllm_source import CONFORMANCE_PYTHON
 
 # Files and folders of a snippet folder that the course's tooling reads and readers never run:
 # chart specs and their drawings, the GPU job's checks and in-page components.
 MACHINERY = ("charts.py", "charts", "gpu_checks.py", "components")
+# A lesson's offline code runs on the standard library, except where its folder has a
+# requirements.txt: the packages (name==version) that lesson's code needs, on the CPU. The
+# suite runs such a file with the conformance venv's Python (.ci/setup), which has PyTorch's
+# CPU build; tests/test_lesson_code.py holds each pin to what that venv has.
+REQUIREMENTS = "requirements.txt"
 
 
 def folders(root: Path = ROOT) -> list[Path]:
@@ -171,16 +177,50 @@ def copy_bundle(folder: Path, dest: Path, root: Path = ROOT) -> None:
         target.write_bytes(source.read_bytes())
 
 
+def requirements(folder: Path) -> dict[str, str]:
+    """Package name -> its pin (name==version), from the folder's requirements.txt."""
+    path = folder / REQUIREMENTS
+    if not path.is_file():
+        return {}
+    pins = {}
+    for line in path.read_text("utf-8").splitlines():
+        pin = line.split("#")[0].strip()
+        if pin:
+            name, _, version = pin.partition("==")
+            if not version:
+                raise ValueError(f"{path}: {pin!r} is not pinned as name==version")
+            pins[name.strip()] = pin
+    return pins
+
+
+def packages_needed(path: Path, root: Path = ROOT) -> list[str]:
+    """The imports of a file that are neither the standard library nor course modules."""
+    modules = module_files(root)
+    return sorted(name for name in imported_names(path) if name not in sys.stdlib_module_names
+                  and name not in modules and name != "__future__")
+
+
 def run_as_reader(script: Path, dest: Path, root: Path = ROOT,
                   shown: str | None = None) -> subprocess.CompletedProcess:
     """Run a snippet as a reader would: in dest, holding its folder and what it imports, on
-    the standard library only (-S: no site-packages; -E -s: nothing from the environment).
-    `shown` is the code as the page shows it, when that is what should run."""
+    the standard library only (-S: no site-packages; -E -s: nothing from the environment),
+    or, for a file that imports packages its folder's requirements.txt pins, with those
+    packages (CONFORMANCE_PYTHON). `shown` is the code as the page shows it, when that is what
+    should run."""
+    needed = packages_needed(script, root)
+    unpinned = [name for name in needed if name not in requirements(script.parent)]
+    if unpinned:
+        raise ValueError(f"{script.relative_to(root)} imports {', '.join(unpinned)}: a lesson's"
+                         f" offline code uses the standard library, or packages its {REQUIREMENTS} pins")
+    if needed and not CONFORMANCE_PYTHON.exists():
+        raise RuntimeError(f"{script.name} needs {', '.join(needed)}: run .ci/setup, which installs them"
+                           f" in {CONFORMANCE_PYTHON.parent.parent.name}")
     copy_bundle(script.parent, dest, root)
     if shown is not None:
         (dest / script.name).write_text(shown, "utf-8")
-    return subprocess.run([sys.executable, "-E", "-s", "-S", script.name], cwd=dest,
-                          capture_output=True, text=True, timeout=60)
+    command = [str(CONFORMANCE_PYTHON), "-E", "-s"] if needed else [sys.executable, "-E", "-s", "-S"]
+    return subprocess.run([*command, script.name], cwd=dest, capture_output=True, text=True,
+                          timeout=120 if needed else 60)
 
 
 class _LessonModules(importlib.abc.MetaPathFinder):
@@ -248,6 +288,8 @@ README_TEXT = {
         "first": "先运行：`python3 {name}`（它是课程页面上第一段可运行的代码），再按下表的顺序运行其余文件。",
         "table": "| 文件 | 类型 | 作用 | 课程页面上的位置 |",
         "offline": "离线", "gpu": "GPU 实验", "shell": "命令行（页面上的命令）",
+        "offline_packages": "离线，需要 {packages}（CPU 版即可，见 `requirements.txt`）",
+        "requirements": "离线代码要的包和版本：`pip install -r requirements.txt`",
         "gpu_server": ("GPU 实验（只用标准库，但要在装好 vLLM 的实验 GPU 机器上按页面的步骤运行，"
                        "多数要先启动 vLLM 服务器）"),
         "output": "`{script}` 打印的输出，与页面上的一致", "recorded": "页面上展示的记录",
@@ -265,6 +307,8 @@ README_TEXT = {
                   " the other files in the order of the table."),
         "table": "| File | Kind | What it does | Where the lesson page shows it |",
         "offline": "offline", "gpu": "GPU lab", "shell": "shell (the page's commands)",
+        "offline_packages": "offline, needs {packages} (the CPU build is enough: see `requirements.txt`)",
+        "requirements": "the packages and versions the offline code needs: `pip install -r requirements.txt`",
         "gpu_server": ("GPU lab (standard library only, but runs on the lab's GPU machine with vLLM"
                        " installed, in the page's steps; most need the vLLM server running first)"),
         "output": "what `{script}` prints, as the page shows it", "recorded": "a record the page shows",
@@ -281,7 +325,7 @@ def described(path: Path) -> str:
         doc = ast.get_docstring(parsed(path))
         if doc:
             return " ".join(doc.split("\n\n")[0].split())
-    if path.suffix in (".py", ".sh"):
+    if path.suffix in (".py", ".sh") or path.name == REQUIREMENTS:
         comment = []
         for line in path.read_text("utf-8").splitlines():
             if line.startswith("#!"):
@@ -295,9 +339,7 @@ def described(path: Path) -> str:
 
 def needs_only_stdlib(path: Path, root: Path = ROOT) -> bool:
     """Runs on the standard library alone: every import is stdlib or a course module."""
-    modules = module_files(root)
-    return all(name in sys.stdlib_module_names or name in modules or name == "__future__"
-               for name in imported_names(path))
+    return not packages_needed(path, root)
 
 
 def shown_at(markdown: str, slug: str) -> dict[str, str]:
@@ -360,9 +402,15 @@ def readme(folder: Path, pages: dict[str, tuple[str, str]], root: Path = ROOT,
         for name in names:
             path = files[name]
             what = described(path)
+            packages = packages_needed(path, root) if path.suffix == ".py" else []
             if path.suffix == ".py":
                 kind = (text["offline"] if offline(name) else text["gpu_server"] if on_gpu(path)
                         else text["gpu"])
+                pinned = requirements(path.parent)
+                if packages and not on_gpu(path) and all(name in pinned for name in packages):
+                    kind = text["offline_packages"].format(packages=", ".join(pinned[name] for name in packages))
+            elif name == REQUIREMENTS:
+                kind = text["requirements"]
             elif path.suffix == ".sh":
                 kind = text["shell"]
             elif path.suffix in (".out", ".txt", ".log") and f"{Path(name).stem}.py" in files:

@@ -12,6 +12,7 @@ import ast
 import email.message
 import email.parser
 import hashlib
+import json
 import os
 import re
 import struct
@@ -27,6 +28,23 @@ from coursekit import ROOT
 # sha256 of vllm-0.26.0-cp38-abi3-manylinux_2_28_x86_64.whl as published on PyPI.
 WHEEL_SHA256 = "adb1e4c9b46d0dfdb094121ae5aad670a42412dd813ed4e5db069ed6a15006de"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "llm-course"
+# .ci/setup's conformance venv: the pinned wheel on PyTorch's CPU build. The conformance tests
+# run vLLM's side there, and lesson code that needs packages (coursekit/code.py: requirements)
+# runs there too.
+CONFORMANCE_PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
+
+
+def run_in_conformance_venv(driver: Path, given):
+    """A driver's answer (JSON on its stdout) to `given` (JSON on its stdin), run by the
+    conformance venv's Python in the driver's folder."""
+    if not CONFORMANCE_PYTHON.exists():
+        raise RuntimeError(f"no conformance venv at {CONFORMANCE_PYTHON.parent.parent}: run .ci/setup"
+                           " (npm test runs it) to install PyTorch's CPU build and the pinned vLLM wheel there")
+    done = subprocess.run([CONFORMANCE_PYTHON, driver], input=json.dumps(given), capture_output=True,
+                          text=True, cwd=driver.parent)
+    if done.returncode:
+        raise RuntimeError(f"{driver.name} exited with status {done.returncode}:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout)
 
 
 def pinned_version() -> str:

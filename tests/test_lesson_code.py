@@ -11,9 +11,23 @@ import pytest
 
 from coursekit import ROOT
 from coursekit.built_site import mkdocs_build
-from coursekit.code import README_TEXT, borrowed, bundle, clashes, course_imports, described, needs_only_stdlib, readme
+from coursekit.code import (
+    README_TEXT,
+    borrowed,
+    bundle,
+    clashes,
+    course_imports,
+    described,
+    folders,
+    needs_only_stdlib,
+    packages_needed,
+    readme,
+    requirements,
+    run_as_reader,
+)
 from coursekit.gpu_labs import gpu_blocks
 from coursekit.pages import pages, python_blocks
+from coursekit.vllm_source import CONFORMANCE_PYTHON
 
 
 def write(root, files: dict[str, str]):
@@ -166,3 +180,32 @@ def test_the_notebook_links_the_lessons_archive(site):
         assert f'href="{href}"' in html, prefix
         assert gather not in html, prefix
         assert (page.parent / href).resolve().is_file()
+
+
+@pytest.mark.parametrize("folder", [folder for folder in folders() if requirements(folder)], ids=lambda f: f.name)
+def test_a_lessons_pins_are_what_its_code_runs_on(folder):
+    """A lesson whose offline code needs packages (lesson 11's tp_layer.py: PyTorch on the
+    CPU) pins them in requirements.txt; the suite runs that code with CONFORMANCE_PYTHON, which
+    must have exactly those versions, and every package the code imports is pinned."""
+    pins = requirements(folder)
+    script = "import importlib.metadata as m, json, sys; print(json.dumps({n: m.version(n) for n in sys.argv[1:]}))"
+    done = subprocess.run([str(CONFORMANCE_PYTHON), "-c", script, *pins], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    installed = ast.literal_eval(done.stdout)
+    # A local version label (2.13.0+cpu) is the same release, as pip's == reads it.
+    assert {name: version.split("+")[0] for name, version in installed.items()} == {
+        name: pin.partition("==")[2] for name, pin in pins.items()}
+    labs = {block.file_name for block in gpu_blocks() if block.folder_name == folder.name}
+    imported = {name for path in folder.glob("*.py") if path.name not in labs for name in packages_needed(path)}
+    assert imported and imported <= set(pins), f"{folder.name} imports {imported - set(pins)} without a pin"
+
+
+def test_a_package_without_a_pin_is_refused(tmp_path):
+    """Offline code runs on the standard library, or on what its folder pins: an import of
+    anything else stops the run with a message naming it, before anything runs."""
+    course = write(tmp_path, {"one/uses.py": "import numpy\n\nprint(numpy.pi)\n"})
+    with pytest.raises(ValueError, match="imports numpy: a lesson's offline code uses the standard library"):
+        run_as_reader(course / "snippets/one/uses.py", tmp_path / "run", course)
+    write(course, {"one/requirements.txt": "numpy\n"})
+    with pytest.raises(ValueError, match="not pinned as name==version"):
+        run_as_reader(course / "snippets/one/uses.py", tmp_path / "run", course)

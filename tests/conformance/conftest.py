@@ -3,8 +3,6 @@ conformance venv (vllm_side.py) imports torch and vLLM once (some 5 CPU seconds)
 the three drivers on the inputs of the three test modules; the first test that needs it
 starts it, and pytest-xdist's other workers wait for its result (once_per_run)."""
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,9 +10,8 @@ import spec_decode_workloads
 from capture_settings import SETTINGS
 from scheduler_workloads import as_json, workloads
 
-from coursekit import ROOT
+from coursekit.vllm_source import run_in_conformance_venv
 
-PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 DRIVER = Path(__file__).with_name("vllm_side.py")
 FAILURES = {
     "scheduler": "vLLM's scheduler failed to run the workloads",
@@ -35,19 +32,14 @@ def inputs() -> dict:
 
 
 def run_vllm_side() -> dict:
-    result = subprocess.run([PYTHON, DRIVER], input=json.dumps(inputs()), capture_output=True,
-                            text=True, cwd=DRIVER.parent)
-    if result.returncode:  # the process itself failed: every part did
-        failure = f"vllm_side.py exited with status {result.returncode}:\n{result.stderr}"
-        return {part: {"error": failure} for part in FAILURES}
-    return json.loads(result.stdout)
+    try:
+        return run_in_conformance_venv(DRIVER, inputs())
+    except RuntimeError as failure:  # the process itself failed: every part did
+        return {part: {"error": str(failure)} for part in FAILURES}
 
 
 @pytest.fixture(scope="session")
 def vllm_outputs(once_per_run) -> dict:
-    if not PYTHON.exists():
-        pytest.fail(f"no conformance venv at {PYTHON.parent.parent}: run .ci/setup (npm test runs"
-                    " it) to install PyTorch's CPU build and the pinned vLLM wheel there")
     return once_per_run("vllm-side", run_vllm_side)
 
 

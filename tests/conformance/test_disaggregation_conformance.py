@@ -22,9 +22,7 @@ what shares a budget), async scheduling (the sync EngineCore.step loop runs here
 load that fails (kv_load_failure_policy).
 """
 
-import json
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -32,9 +30,8 @@ from block_pool import blocks_for
 from prefix_cache import block_hashes
 from remote_kv import check_kv_transfer_config, consumer_steps, producer_steps
 
-from coursekit import ROOT
+from coursekit.vllm_source import run_in_conformance_venv
 
-PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 DRIVER = Path(__file__).with_name("disaggregation_vllm_side.py")
 BLOCK_SIZE = 16
 NUM_GPU_BLOCKS = 400
@@ -174,15 +171,9 @@ def plain_steps(r: dict, hit: int) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def vllm_results() -> list:
-    if not PYTHON.exists():
-        pytest.fail(f"no conformance venv at {PYTHON.parent.parent}: run .ci/setup")
     given = cases() + [
         {"kv_connector": c, "kv_role": r} for c, r in CONFIGS]
-    result = subprocess.run([PYTHON, DRIVER], input=json.dumps(given), capture_output=True,
-                            text=True, cwd=DRIVER.parent)
-    if result.returncode:
-        pytest.fail(f"disaggregation_vllm_side.py failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout)
+    return run_in_conformance_venv(DRIVER, given)
 
 
 @pytest.mark.parametrize("index", range(len(cases())))

@@ -18,18 +18,15 @@ order of the calls the lesson's OffloadedCache makes is checked against the sour
 (each rule cites OffloadingConnectorScheduler), not by running it.
 """
 
-import json
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
 from offload import HIT, ARCPolicy, CPUOffloadingManager, OffloadedCache
 from prefix_cache import sha256
 
-from coursekit import ROOT
+from coursekit.vllm_source import run_in_conformance_venv
 
-PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 DRIVER = Path(__file__).with_name("kv_offloading_vllm_side.py")
 RANDOM_CASES = 300  # per policy
 
@@ -200,13 +197,9 @@ def cases() -> dict[str, Recorder]:
 
 @pytest.fixture(scope="module")
 def compared():
-    if not PYTHON.exists():
-        pytest.fail(f"no conformance venv at {PYTHON.parent.parent}: run .ci/setup")
     ours = cases()
-    result = subprocess.run([PYTHON, DRIVER], input=json.dumps([r.case for r in ours.values()]),
-                            capture_output=True, text=True, cwd=DRIVER.parent)
-    assert result.returncode == 0, f"vLLM's side failed:\n{result.stderr[-3000:]}"
-    return ours, dict(zip(ours, json.loads(result.stdout), strict=True))
+    theirs = run_in_conformance_venv(DRIVER, [r.case for r in ours.values()])
+    return ours, dict(zip(ours, theirs, strict=True))
 
 
 def first_difference(ours: Recorder, theirs: list) -> str | None:

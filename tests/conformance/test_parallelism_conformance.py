@@ -8,9 +8,7 @@ and each rank's rows (pad_vocab_size, VocabParallelEmbedding._get_indices); and 
 experts (determine_expert_map). Qwen2.5-7B, 32B and 72B as the presets have them, hand-picked
 edges and seeded random sizes."""
 
-import json
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,9 +16,8 @@ from expert_parallel import expert_map
 from hf_config import read_presets
 from tp_memory import kv_heads_per_rank, pp_indices, refusal, vocab_rows
 
-from coursekit import ROOT
+from coursekit.vllm_source import run_in_conformance_venv
 
-PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 DRIVER = Path(__file__).with_name("parallelism_vllm_side.py")
 TPS = [1, 2, 3, 4, 5, 6, 7, 8, 16]
 REAL = ["Qwen2.5-7B-Instruct", "Qwen2.5-32B-Instruct", "Qwen2.5-72B-Instruct"]
@@ -63,12 +60,7 @@ def given() -> dict:
 
 @pytest.fixture(scope="module")
 def vllm(given) -> dict:
-    if not PYTHON.exists():
-        pytest.fail(f"no conformance venv at {PYTHON.parent.parent}: run .ci/setup")
-    run = subprocess.run([PYTHON, DRIVER], input=json.dumps(given), capture_output=True,
-                         text=True, cwd=DRIVER.parent)
-    assert run.returncode == 0, f"parallelism_vllm_side.py failed:\n{run.stderr[-3000:]}"
-    return json.loads(run.stdout)
+    return run_in_conformance_venv(DRIVER, given)
 
 
 def test_tp_refusals_and_heads_per_gpu(given, vllm):

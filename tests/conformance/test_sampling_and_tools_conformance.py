@@ -30,10 +30,8 @@ page's one-enum JSON schema over the page's toy vocabulary: every token sequence
 grammar allows, the bitmask words after it. xgrammar runs with any_whitespace off, the
 texts structured.ALLOWED lists."""
 
-import json
 import random
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -41,9 +39,8 @@ from sampling import Params, sample, top_logprobs
 from structured import ALLOWED, EOS, VOCAB, allowed_tokens, bitmask
 from tool_calls import parse, stream
 
-from coursekit import ROOT
+from coursekit.vllm_source import run_in_conformance_venv
 
-PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 DRIVER = Path(__file__).with_name("sampling_and_tools_vllm_side.py")
 TOL = 2e-5  # float32 rounding on values of a few units
 RANDOM_BATCHES = 150
@@ -133,16 +130,11 @@ def hermes_cases() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def vllm_side():
-    if not PYTHON.exists():
-        pytest.fail(f"no conformance venv at {PYTHON.parent.parent}: run .ci/setup")
     schema = {"type": "object", "properties": {"unit": {"enum": ["celsius", "fahrenheit"]}},
               "required": ["unit"], "additionalProperties": False}  # structured.py's
     given = {"batches": edge_batches() + random_batches(), "hermes": hermes_cases(),
              "xgrammar": {"vocab": VOCAB, "eos": EOS, "schema": schema}}
-    done = subprocess.run([PYTHON, DRIVER], input=json.dumps(given), capture_output=True,
-                          text=True, cwd=DRIVER.parent)
-    assert done.returncode == 0, f"{DRIVER.name} failed:\n{done.stderr[-3000:]}"
-    return given, json.loads(done.stdout)
+    return given, run_in_conformance_venv(DRIVER, given)
 
 
 def result(outputs: dict, part: str):
