@@ -27,16 +27,26 @@ RUNS.update(
 )
 
 
-def bench(url: str, seed: int, prompts: int, flags: list[str], out: Path, name: str):
+def bench(
+    url: str,
+    seed: int,
+    prompts: int,
+    flags: list[str],
+    out: Path,
+    name: str,
+    ignore_eos: bool = True,
+):
+    """One `vllm bench serve` run; with a name, its JSON is saved as OUT/NAME.json. A
+    later lesson lets its answers end (ignore_eos=False) and adds flags of its own."""
     command = [
         "vllm", "bench", "serve", "--backend", "openai", "--base-url", url,
         "--model", MODEL, "--dataset-name", "random",
         "--random-input-len", str(INPUT_LEN), "--random-output-len", str(OUTPUT_LEN),
-        "--ignore-eos", "--num-prompts", str(prompts), "--seed", str(seed),
+        "--num-prompts", str(prompts), "--seed", str(seed),
         "--percentile-metrics", "ttft,tpot,itl,e2el",
         "--metric-percentiles", "50,90,99",
         "--goodput", *GOODPUT, *flags,
-    ]  # fmt: skip
+    ] + (["--ignore-eos"] if ignore_eos else [])  # fmt: skip
     if name:
         command += ["--save-result", "--save-detailed", "--result-dir", str(out),
                     "--result-filename", f"{name}.json"]  # fmt: skip

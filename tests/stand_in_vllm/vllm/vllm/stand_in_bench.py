@@ -3,8 +3,9 @@ vLLM 0.26.0 writes (vllm/benchmarks/serve.py: main_async, benchmark, calculate_m
 keys, their order and numpy's arithmetic read from there), for the dry run of the GPU job.
 
 Each of --num-prompts requests of --random-input-len token ids is sent to the stand-in's
-`vllm serve` (POST /v1/completions, max_tokens --random-output-len, ignore_eos), so that its
-/metrics counts move as vLLM's do; the stand-in does not stream, so each request's clock
+`vllm serve` (POST /v1/completions, max_tokens --random-output-len, ignore_eos as
+--ignore-eos says, the --extra-body's fields), so that its /metrics counts move as vLLM's do
+and each answer's text is its generated_text; the stand-in does not stream, so each request's clock
 readings are made up from --seed: the send time, the first chunk's time, one chunk per later
 token, TTFT read a little after the first chunk as in
 vllm/benchmarks/lib/endpoint_request_func.py: async_request_openai_completions. With
@@ -42,6 +43,7 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--max-concurrency", type=int)
     bench.add_argument("--num-warmups", type=int, default=0)
     bench.add_argument("--ignore-eos", action="store_true")
+    bench.add_argument("--extra-body", type=json.loads)
     bench.add_argument("--percentile-metrics")
     bench.add_argument("--metric-percentiles", default="99")
     bench.add_argument("--goodput", nargs="+")
@@ -52,37 +54,38 @@ def parser() -> argparse.ArgumentParser:
     return bench
 
 
-def send(url: str, model: str, input_len: int, output_len: int, seed: int, index: int,
-         usage: dict) -> None:
-    tokens = random.Random(seed * 1_000_003 + index).choices(range(1000, 150000), k=input_len)
-    body = json.dumps({"model": model, "prompt": tokens, "max_tokens": output_len,
-                       "ignore_eos": True}).encode()
+def send(args, url: str, index: int, answers: dict) -> None:
+    tokens = random.Random(args.seed * 1_000_003 + index).choices(range(1000, 150000),
+                                                                   k=args.random_input_len)
+    body = json.dumps({"model": args.model, "prompt": tokens,
+                       "max_tokens": args.random_output_len, "ignore_eos": args.ignore_eos,
+                       **(args.extra_body or {})}).encode()
     request = urllib.request.Request(f"{url}/v1/completions", body,
                                      {"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=600) as response:
-        usage[index] = json.load(response)["usage"]
+        answers[index] = json.load(response)
 
 
 def fake_outputs(args) -> list[dict]:
     """One RequestFuncOutput per request: start_time, ttft, itl, latency, prompt_len,
     output_tokens; the counts from the server's usage (or as asked, offline)."""
     n = args.num_prompts
-    usage = {}
+    answers = {}
     if os.environ.get("STAND_IN_BENCH_OFFLINE") != "1":
         url = args.base_url or f"http://{args.host}:{args.port}"
         # A few at a time: the stand-in's HTTP server queues only a handful of connections.
         with ThreadPoolExecutor(max_workers=min(n, args.max_concurrency or 32)) as pool:
-            sent = [pool.submit(send, url, args.model, args.random_input_len,
-                                args.random_output_len, args.seed, i, usage)
-                    for i in range(n)]
+            sent = [pool.submit(send, args, url, i, answers) for i in range(n)]
             for future in sent:
                 future.result()  # a request that failed fails the run
     rng = random.Random(args.seed)
     rate = args.request_rate
     outputs, send_time = [], 1000.0
     for i in range(n):
-        counts = usage.get(i, {"prompt_tokens": args.random_input_len,
-                               "completion_tokens": args.random_output_len})
+        answer = answers.get(i, {"usage": {"prompt_tokens": args.random_input_len,
+                                           "completion_tokens": args.random_output_len},
+                                 "choices": [{"text": " token" * args.random_output_len}]})
+        counts = answer["usage"]
         if rate != float("inf"):
             send_time += rng.expovariate(rate)
         first = send_time + 0.05 + 0.6 * rng.random()
@@ -98,7 +101,7 @@ def fake_outputs(args) -> list[dict]:
             "output_tokens": counts["completion_tokens"],
             "success": True,
             "error": "",
-            "generated_text": " token" * counts["completion_tokens"],
+            "generated_text": answer["choices"][0]["text"],
         })
     return outputs
 

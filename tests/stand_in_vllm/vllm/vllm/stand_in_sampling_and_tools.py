@@ -9,7 +9,8 @@ What it plays, with no model:
   the call a model would write for the first tool (its required string arguments filled
   with "Paris"), as message.tool_calls with finish_reason "tool_calls"; without them, the
   same <tool_call> text as plain content (serving.py: not enable_auto_tools);
-- response_format json_schema: an instance of a flat schema (the first enum value,
+- response_format json_schema (and, on /v1/completions, structured_outputs json): an
+  instance of a flat schema (the first enum value,
   "Paris" for a string, 20 for an integer), as the grammar's mask would force;
 - logprobs with top_logprobs: each token's logprob and its top list from fixed made-up
   logits (a log_softmax, so they sum to at most 1), the chosen token the top one, as
@@ -39,6 +40,17 @@ def instance(schema: dict) -> dict:
     values = {"string": "Paris", "integer": 20}
     return {key: rule["enum"][0] if "enum" in rule else values[rule["type"]]
             for key, rule in schema["properties"].items()}
+
+
+def structured(complete, body: dict) -> dict:
+    """POST /v1/completions with structured_outputs {"json": schema} (lab_bench_schema.py):
+    the engine runs the request for as many tokens as the answer has (a made-up count, a
+    token for every 4 characters; the grammar ends a real answer there), and the answer is
+    the schema's instance, finished by "stop"."""
+    text = json.dumps(instance(body["structured_outputs"]["json"]))
+    answer = complete({**body, "max_tokens": min(body.get("max_tokens", 16), len(text) // 4)})
+    answer["choices"][0].update(text=text, finish_reason="stop")
+    return answer
 
 
 def logprobs(count: int, top: int) -> dict:
