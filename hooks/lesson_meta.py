@@ -2,7 +2,7 @@
 lesson teaches. Nothing per lesson is written for it:
 
 - n and N are the lesson's place among the Markdown pages under docs/lessons/ in the nav
-  (mkdocs.yml; the notebook is not in the nav: its lesson links it);
+  (mkdocs.yml; a notebook, listed after the lessons, is no lesson);
 - the reading time is counted from the page's source, its prose (code, includes, math and link targets
   left out) at READING_RATE;
 - "what you will learn" is the lesson's own one-sentence summary (section 8), the paragraph
@@ -103,3 +103,13 @@ def on_page_markdown(markdown, page, config, files):
     title = re.search(r"^# .*\n", markdown, re.M)
     at = title.end() if title else 0
     return markdown[:at] + "\n" + "\n".join(block) + "\n" + markdown[at:]
+
+
+def on_page_content(html, page, config, files):
+    """The menu, the previous and next links and the browser tab number the lessons
+    ("3 · 连续批处理与分块预填充"): the page's title, set once its heading is read, before
+    any page's menu is drawn. The heading on the page stays as written."""
+    lessons = _lessons.get(_language(config), [])
+    if page.file.src_uri in lessons and "title" not in page.meta:
+        page.meta["title"] = f"{lessons.index(page.file.src_uri) + 1} · {page.title}"
+    return html

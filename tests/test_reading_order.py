@@ -64,3 +64,31 @@ def test_a_lesson_says_where_it_is_and_what_it_teaches_under_its_title(tabs, cou
         # wider than the screen.
         assert meta["titleBottom"] <= meta["metaTop"] < meta["learnTop"], meta
         assert meta["height"] < 40 and meta["pageWidth"] <= width, meta
+
+
+MENU = """() => [...document.querySelectorAll('.md-nav--primary > .md-nav__list > .md-nav__item')].map(
+  item => ({label: item.querySelector(':scope > label, :scope > a').innerText.trim(),
+            entries: [...item.querySelectorAll(':scope > nav a.md-nav__link')].map(
+              a => ({text: a.innerText.trim(), href: a.getAttribute('href')}))}))"""
+
+
+@pytest.mark.parametrize("language", ROOTS)
+def test_the_menu_numbers_the_lessons_lists_the_notebook_and_keeps_contributors_pages_out(
+        tabs, course_url, site, language):
+    """Issue 40, point 9: the learners' menu numbers each lesson in the nav's order and lists
+    the notebook after them; the design decisions and the maintainers' pages are not in it,
+    and the contributing page links every one of them."""
+    tab = tabs(width=WIDTHS["desktop"])
+    tab.goto(course_url + ROOTS[language], wait_until="load")
+    menu = {section["label"]: section["entries"] for section in tab.evaluate(MENU)}
+    lessons, notebooks = list(menu.values())[1:3]
+    assert [entry["text"].split(" · ")[0] for entry in lessons] == [
+        str(n) for n in range(1, len(lessons_in_nav()) + 1)], lessons
+    assert [entry["href"].rstrip("/").split("/")[-1] for entry in notebooks] == ["kv-cache-explorer"]
+    hrefs = [entry["href"] for entries in menu.values() for entry in entries]
+    assert not [href for href in hrefs if "/adr/" in href or "/maintainers/" in href], hrefs
+    prefix = "" if language == "zh" else "en/"
+    contributing = (site / prefix / "contributing/index.html").read_text("utf-8")
+    for page in [*sorted((site / "adr").glob("*/index.html")), *(site / "maintainers").glob("*/index.html")]:
+        target = f'href="../{page.parent.relative_to(site).as_posix()}/"'
+        assert target in contributing, f"{language}: the contributing page does not link {page.parent.name}"
