@@ -33,8 +33,9 @@ def render(component, body: str, page, config) -> Html:
     if not isinstance(options, dict):
         raise PluginError(f"{where}: a {component.name} fence holds `key: value` lines")
     try:
-        return Html(component.render(options, page.file.locale,
-                                     lambda path: get_relative_url(_url(path), page.url)))
+        # The id: the lesson's opening box links to it (hooks/lesson_meta.py).
+        return Html(f'<span id="{component.name}"></span>' + component.render(
+            options, page.file.locale, lambda path: get_relative_url(_url(path), page.url)))
     except (ValueError, KeyError) as error:
         raise PluginError(f"{where}: the {component.name} component: {error}") from None
 

@@ -19,6 +19,9 @@ from pathlib import Path
 
 from mkdocs.utils.meta import get_data
 
+from coursekit.components import components
+from coursekit.pages import fences
+
 # Reading rates: Chinese characters and English words per minute, the mean rates of adults
 # reading aloud in the IReST study (Trauzettel-Klosinski and Dietz, "Standardized Assessment of
 # Reading Performance: The New International Reading Speed Texts IReST", IOVS 53(9), 2012,
@@ -36,6 +39,10 @@ DROPPED = [re.compile(pattern, flags) for pattern, flags in (
     (r"<[^>]+>", 0),                            # tags
     (r"^[ \t]*(?:!!!|\?\?\?\+?)[ \t]+\S+", re.M),  # admonition types
 )]
+
+# The sections the opening box links: the code (4) and the lab (5), by their headings.
+SECTION = re.compile(r"^## (4|5) · (.+?)[ \t]*$", re.M)
+SECTIONS = {"4": "code", "5": "lab"}
 
 _lessons: dict[str, list[str]] = {}
 
@@ -76,6 +83,24 @@ def summary(markdown: str, marker: str) -> str | None:
     return None
 
 
+def shortcuts(page, config) -> list[tuple[str, str]]:
+    """(label key, anchor) of the places a reader on a phone wants without scrolling 30
+    screens: the lesson's first component (its fence's name is its id, hooks/components.py),
+    its code (section 4) and its lab (section 5), in page order."""
+    source = page_text(Path(page.file.abs_src_path))
+    names = set(components(Path(config.config_file_path).parent))
+    found = {}
+    for fence in fences(page.file.src_uri, source):
+        if fence.language in names:
+            found.setdefault("component", (fence.line, fence.language))
+    slugify = config.mdx_configs["toc"]["slugify"]
+    for match in SECTION.finditer(source):
+        plain = re.sub(r"[`*]", "", match[2])
+        line = source.count("\n", 0, match.start()) + 1
+        found[SECTIONS[match[1]]] = (line, slugify(f"{match[1]} · {plain}", "-"))
+    return [(key, anchor) for key, (_, anchor) in sorted(found.items(), key=lambda item: item[1][0])]
+
+
 def sentence_start(text: str) -> str:
     """An English sentence taken from the middle of one, with the capital it starts with:
     a first word in lower case only ("the", "a") gets one; a name keeping its capitals
@@ -100,6 +125,9 @@ def on_page_markdown(markdown, page, config, files):
     block = [meta, ""]
     if learned:  # a lesson still being written has no summary yet (tests/test_build.py)
         block += [f'!!! abstract "{labels["learn"]}"', "", f"    {learned}", ""]
+        ways = shortcuts(page, config)
+        if ways:
+            block += ["    " + labels["jump"] + " · ".join(f"[{labels[k]}](#{a})" for k, a in ways), ""]
     title = re.search(r"^# .*\n", markdown, re.M)
     at = title.end() if title else 0
     return markdown[:at] + "\n" + "\n".join(block) + "\n" + markdown[at:]

@@ -8,8 +8,9 @@ import pytest
 
 from coursekit import ROOT
 from coursekit.built_site import CompiledTemplates
+from coursekit.components import components
 from coursekit.guards import broken_links, built_html
-from coursekit.pages import lessons_in_nav, mkdocs_config, pages
+from coursekit.pages import fences, lessons_in_nav, mkdocs_config, pages
 
 
 def test_strict_build_has_no_warnings(build):
@@ -123,6 +124,14 @@ def test_a_lesson_says_its_place_reading_time_and_what_it_teaches(site, language
             r"[a-z]+\b", words), (language, lesson, words[:30])
         # Above the first section, under the title.
         assert html.index('class="lesson-meta"') < html.index("<h2"), (language, lesson)
+        # Issue 40, point 6: the box links the code (section 4), the lab (5) and the page's
+        # first component, so a phone need not scroll 30 screens to them.
+        shown = [fence.language for fence in fences(lesson, source) if fence.language in components(ROOT)]
+        wanted = {*re.findall(r'<h2 id="([45]--[^"]*)"', html), *shown[:1]}
+        box = re.search(r'<div class="admonition abstract">.*?</div>', html, re.S)[0]
+        links = re.findall(r'href="#([^"]+)"', box)
+        assert len(wanted) == 2 + len(shown[:1]) and set(links) == wanted, (language, lesson, links)
+        assert all(f'id="{anchor}"' in html for anchor in links), (language, lesson)
 
 
 def test_reading_time_counts_prose_not_code():
