@@ -44,3 +44,17 @@ def test_startup_bar_labels_whole_and_colours_named_on_a_phone(tabs, course_url,
     tab.evaluate("document.fonts.ready")
     found = tab.locator(STARTUP_BAR).evaluate(BAR_ON_A_PHONE)
     assert found == {"folded": True, "broken": [], "unnamed": []}
+
+
+@pytest.mark.parametrize("language", ROOTS)
+def test_the_memory_picture_fits_a_phone(tabs, course_url, language):
+    """Issue 40, point 8: memory_picture.py's bar is a picture, seen whole or not at all; at
+    0.5 GiB a character it was 621 px wide on a 390 px screen, and its output block
+    scrolled."""
+    tab = tabs(width=PHONE)
+    tab.goto(course_url + ROOTS[language] + PAGE, wait_until="load")
+    tab.evaluate("document.fonts.ready")
+    widths = tab.evaluate("""() => [...document.querySelectorAll('article pre > code')]
+      .filter((code) => code.textContent.startsWith('one character per'))
+      .map((code) => [code.scrollWidth, code.clientWidth])""")
+    assert len(widths) == 1 and widths[0][0] <= widths[0][1], widths
