@@ -66,6 +66,14 @@ window.courseKit ??= (() => {
       ? value : null;
   }
 
+  // A yes or no as a link holds it: 1 or true, 0 or false (any case, spaces around dropped),
+  // or null. coursekit/components.py: read_flag is its twin.
+  function flag(text) {
+    if (typeof text !== "string") return null;
+    const plain = text.replace(SPACES, "").toLowerCase();
+    return { 1: true, true: true, 0: false, false: false }[plain] ?? null;
+  }
+
   // setup(root) once for each root element, as document$ hands the page over again, when the
   // element comes within a screen of the view: a component sits far down a long lesson, and
   // setting it up as the page loaded held a phone's main thread for 300 ms (Lighthouse, lesson
@@ -153,17 +161,40 @@ window.courseKit ??= (() => {
   // messages that name it.
   const fieldLabel = (input) => input.closest("label").querySelector("span").textContent;
 
+  // How long typing pauses before a value the page does not take is marked (calm()).
+  const PAUSE = 600;
+
   // The fields a reader typed a value into that the page does not take: each is marked
   // aria-invalid, and their messages show in one line while the page keeps computing with
-  // the last valid values.
+  // the value from before the edit (see calm()).
   class InvalidFields {
     constructor(line) {
       this.line = line;
       this.messages = new Map();
+      this.waiting = new Map(); // field -> the timer that marks it once typing pauses
+    }
+
+    // The field marked once typing pauses (PAUSE ms), or at once by now(input): not on every
+    // keystroke on the way to a valid value (the "0" of "0/250"). message null: taken, at once.
+    later(input, message) {
+      if (message === null) {
+        this.mark(input, null);
+        return;
+      }
+      clearTimeout(this.waiting.get(input)?.timer);
+      this.waiting.set(input, { message, timer: setTimeout(() => this.now(input), PAUSE) });
+    }
+
+    // A field's mark that waits for a pause, shown now (the field lost focus).
+    now(input) {
+      const waiting = this.waiting.get(input);
+      if (waiting) this.mark(input, waiting.message);
     }
 
     // message null: the field's value is taken.
     mark(input, message) {
+      clearTimeout(this.waiting.get(input)?.timer);
+      this.waiting.delete(input);
       if (message === null) {
         input.removeAttribute("aria-invalid");
         this.messages.delete(input);
@@ -176,7 +207,11 @@ window.courseKit ??= (() => {
 
     // Fields about to be replaced by new ones.
     forget(inputs) {
-      for (const input of inputs) this.messages.delete(input);
+      for (const input of inputs) {
+        clearTimeout(this.waiting.get(input)?.timer);
+        this.waiting.delete(input);
+        this.messages.delete(input);
+      }
       this.show();
     }
 
@@ -184,6 +219,44 @@ window.courseKit ??= (() => {
       this.line.textContent = [...this.messages.values()].join(" ");
       this.line.hidden = this.messages.size === 0;
     }
+  }
+
+  // Calm fields (issue 40): what a reader types into form's fields, as every component takes
+  // it. A value the page takes computes at once; one it does not take is marked (invalid:
+  // InvalidFields) once typing pauses or the field loses focus, and meanwhile the page
+  // computes with the value the field held when the reader began to edit it (when it got
+  // focus), not with a value typed on the way to another (the 1 of 1e9, the 10 of 101). The
+  // spec says, for a field (an input, textarea or select of form):
+  //   handles(input): whether calm() takes care of it (default: every field with a name)
+  //   current(input): the value the page computes with now
+  //   read(input): the value its text holds, or undefined where the page does not take it
+  //   take(input, value): compute with the value (and share it)
+  //   message(input, kept): the field's message, kept the value the page keeps computing with
+  function calm(form, invalid, spec) {
+    const handles = spec.handles ?? ((input) => Boolean(input.name));
+    const kept = new WeakMap();
+    form.addEventListener("focusin", (event) => {
+      if (handles(event.target)) kept.set(event.target, spec.current(event.target));
+    });
+    form.addEventListener("focusout", (event) => {
+      if (!handles(event.target)) return;
+      invalid.now(event.target);
+      kept.delete(event.target);
+    });
+    form.addEventListener("input", (event) => {
+      const input = event.target;
+      if (!handles(input)) return;
+      if (!kept.has(input)) kept.set(input, spec.current(input));
+      const value = spec.read(input);
+      if (value !== undefined) {
+        invalid.later(input, null);
+        spec.take(input, value);
+        return;
+      }
+      const before = kept.get(input);
+      if (spec.current(input) !== before) spec.take(input, before);
+      invalid.later(input, spec.message(input, before));
+    });
   }
 
   // The step buttons (data-go: first, prev, next, last) and the slider: go(step) with a step
@@ -303,18 +376,21 @@ window.courseKit ??= (() => {
       spec.fill(model, handle);
       changed();
     });
-    // A value the reader typed that the page does not take marks its field, and the page
-    // keeps computing with the last valid one.
-    form.addEventListener("input", (event) => {
-      const input = event.target;
-      const name = input.name;
-      const value = input.type === "checkbox" ? input.checked : spec.read(name, input.value.trim());
-      const [least, most] = limits[name] ?? [];
-      invalid.mark(input, value === undefined
-        ? fill(messages[spec.invalid?.[name] ?? "invalid"], { label: fieldNames[name], least, most }) : null);
-      if (value === undefined) return;
-      model.settings[name] = value;
-      changed();
+    // A value the reader typed that the page does not take marks its field once typing
+    // pauses, and the page keeps computing with the value from before the edit (calm()).
+    calm(form, invalid, {
+      current: (input) => model.settings[input.name],
+      read: (input) => (input.type === "checkbox" ? input.checked : spec.read(input.name, input.value.trim())),
+      take: (input, value) => {
+        model.settings[input.name] = value;
+        changed();
+      },
+      message: (input, kept) => {
+        const [least, most] = limits[input.name] ?? [];
+        const written = String(spec.write(input.name, kept) ?? ""); // empty: the placeholder's
+        return fill(messages[spec.invalid?.[input.name] ?? "invalid"],
+                    { label: fieldNames[input.name], least, most, kept: written || input.placeholder });
+      },
     });
     form.addEventListener("submit", (event) => event.preventDefault());
     stepControls(root.querySelector(`.${p}-steps`), slider,
@@ -349,6 +425,29 @@ window.courseKit ??= (() => {
     return made;
   }
 
-  return { Refused, fill, element, number, whole, fixed, once, LinkValues, attempt, share,
-           fallbackNote, fieldLabel, InvalidFields, stepControls, stepper, compact, more };
+  // The line every component ends with (component-kit.html: share_link) copies the page's
+  // link, which holds the component's setup (share()), and says so; where the browser refuses
+  // the clipboard (no permission, a page not served over HTTPS), the link shows in a field,
+  // selected, for the reader to copy.
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest?.(".ck-share-copy");
+    if (!button) return;
+    const line = button.closest(".ck-share");
+    const [field, done] = [".ck-share-link", ".ck-share-done"].map((part) => line.querySelector(part));
+    const link = location.href;
+    try {
+      await navigator.clipboard.writeText(link);
+      field.hidden = true;
+      done.textContent = ` ${button.dataset.copied}`;
+    } catch {
+      field.value = link;
+      field.hidden = false;
+      field.focus();
+      field.select();
+      done.textContent = ` ${button.dataset.refused}`;
+    }
+  });
+
+  return { Refused, fill, element, number, whole, flag, fixed, once, LinkValues, attempt, share,
+           fallbackNote, fieldLabel, InvalidFields, calm, stepControls, stepper, compact, more };
 })();

@@ -121,6 +121,10 @@ class Component:
         scripts = ([kit["script.js"]] + [asset_url(f"modules/{path.name}") for path in self.modules()]
                    + [assets["script.js"]] if "script.js" in assets else [])
         tags += [f'<script src="{src}" defer></script>' for src in scripts]
+        # Every component ends with the kit's line that copies the link to its setup.
+        if "script.js" in assets:
+            tags.insert(0, str(environment.get_template(KIT_TEMPLATE.name).make_module()
+                               .share_link(language)))
         # The tags go inside the template's one root element, at its end: Markdown keeps a raw
         # HTML block only up to the root's closing tag and its first blank line.
         lines = [line for line in html.splitlines() if line.strip()]
@@ -226,6 +230,12 @@ def read_whole(text: str, least: int, most: int) -> int | None:
     if value is None or not value.is_integer() or not least <= value <= most:
         return None
     return int(value)
+
+
+def read_flag(text: str) -> bool | None:
+    """A yes or no as a link holds it: 1 or true, 0 or false (any case, spaces around
+    dropped), or None (component-kit.js: flag)."""
+    return {"1": True, "true": True, "0": False, "false": False}.get(text.strip(_SPACES).lower())
 
 
 # The teaching modules' JavaScript twins: snippets/<slug>/<module>.js beside <module>.py,

@@ -83,14 +83,20 @@ def test_most_parity_cases_show_numbers():
     ("zh", "层数：请输入 1 到 1,000 之间的整数。"),
     ("en", "Layers: enter a whole number from 1 to 1,000.")])
 def test_bad_input_gets_a_message_in_the_page_language(page, site, site_url, language, message):
+    """Once the field is left (issue 40: calm fields) it says what it takes and that the
+    results keep the value from before the edit, which they still show."""
     component_alone(page, site_url, site, LESSON[language], "kv-explorer")("")
+    field = page.locator('input[name="layers"]')
+    before, results = field.input_value(), page.locator(".kv-results").inner_text()
     for bad in ("0", "-3", "2.5", "", "1001", "1e300"):
-        page.fill('input[name="layers"]', bad)
-        assert page.locator(".kv-error").text_content() == message
-        assert page.locator(".kv-results").is_hidden()
+        field.fill(bad)
+        field.blur()
+        assert page.locator(".kv-invalid").text_content().startswith(message + " ")
+        assert before in page.locator(".kv-invalid").text_content()
+        assert page.locator(".kv-results").inner_text() == results
     assert not re.search(r"NaN|Infinity", page.locator(ROOT_SELECTOR).inner_text())
-    page.fill('input[name="layers"]', "28")
-    assert page.locator(".kv-error").is_hidden()
+    field.fill("28")
+    assert page.locator(".kv-invalid").is_hidden() and field.get_attribute("aria-invalid") is None
 
 
 def test_settings_live_in_the_link(page, site_url):

@@ -3,12 +3,13 @@ computed by running the link's workload through scheduler.py.
 
 A link holds the settings of scheduler.run (max_num_batched_tokens, max_num_seqs,
 num_gpu_blocks, empty for enough blocks, block_size, long_prefill_token_threshold,
-enable_chunked_prefill as 0 or 1), requests (NAME:PROMPT:MAX_TOKENS:ARRIVAL, the
-arrival optional, comma-separated, names one capital letter each) and step (the step
-shown, from 0). A value missing from the link is the fence's trace's; a value outside
-data.py's LIMITS falls back to it too, and the page names it in a note (the
-[data-key=fallback] element). A link whose settings scheduler.py refuses (ValueError),
-or whose run takes more steps than the limit, shows the component's error.
+enable_chunked_prefill as 0 or 1, false or true), requests
+(NAME:PROMPT:MAX_TOKENS:ARRIVAL, the arrival optional, comma-separated, names one
+capital letter each) and step (the step shown, from 0). A value missing from the link is
+the fence's trace's; a value outside data.py's LIMITS falls back to it too, and the page
+names it in a note (the [data-key=fallback] element). A link whose settings scheduler.py
+refuses (ValueError), or whose run takes more steps than the limit, shows the
+component's error.
 """
 
 import importlib.util
@@ -17,7 +18,7 @@ import re
 from pathlib import Path
 
 from block_pool import blocks_for
-from coursekit.components import read_whole
+from coursekit.components import read_flag, read_whole
 from scheduler import Request, Step, enough_blocks, run
 
 _spec = importlib.util.spec_from_file_location(
@@ -78,10 +79,10 @@ def setting(state: dict[str, str], name: str):
     text = state[name]
     if name == "num_gpu_blocks" and text == "":
         return None  # enough blocks
-    if name == "enable_chunked_prefill":
-        if text not in ("0", "1"):
+    if name == "enable_chunked_prefill":  # 1 or true, 0 or false
+        if read_flag(text) is None:
             raise ValueError(name)
-        return text == "1"
+        return read_flag(text)
     return number(text, name)
 
 
@@ -333,6 +334,10 @@ def cases() -> list[dict[str, str]]:
         {"num_gpu_blocks": "100001"},
         {"num_gpu_blocks": "", "block_size": "65"},
         {"enable_chunked_prefill": "yes"},
+        {
+            "enable_chunked_prefill": "false"
+        },  # a link's yes or no: 1 or true, 0 or false
+        DATA.state(DATA.PRESETS["long_prompt"]) | {"enable_chunked_prefill": "True"},
         {"enable_chunked_prefill": "0", "step": "3"},
         {"requests": ""},
         {"requests": "a:10:2:0"},

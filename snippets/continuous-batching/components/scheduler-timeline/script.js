@@ -5,7 +5,7 @@
 // Chromium. The kit's stepper runs the link, the presets, the form and the steps. Texts go in
 // with textContent only.
 (() => {
-  const { Refused, fill, element, whole, once, stepper, compact } = courseKit;
+  const { Refused, fill, element, whole, flag, once, calm, stepper, compact } = courseKit;
   const { Request, run, enough_blocks } = courseModules.scheduler;
   const SETTINGS = ["max_num_batched_tokens", "max_num_seqs", "num_gpu_blocks", "block_size",
                     "long_prefill_token_threshold", "enable_chunked_prefill"];
@@ -33,7 +33,7 @@
   function read(name, text, limits) {
     if (name === "requests") return readWorkload(text, limits) ?? undefined;
     if (name === "num_gpu_blocks" && text === "") return null; // enough blocks
-    if (name === "enable_chunked_prefill") return text === "1" ? true : text === "0" ? false : undefined;
+    if (name === "enable_chunked_prefill") return flag(text) ?? undefined; // 1 or true, 0 or false
     return whole(text, limits[name]) ?? undefined;
   }
 
@@ -181,16 +181,21 @@
     const { model } = kit;
 
     // A number the reader typed into the workload: a whole number within the limits, or the
-    // field is marked and the page keeps computing with the last valid value.
-    workloadBody.addEventListener("input", (event) => {
-      const input = event.target;
-      const value = whole(input.value.trim(), limits[input.dataset.limit]);
-      const [least, most] = limits[input.dataset.limit];
-      kit.invalid.mark(input, value === null
-        ? fill(kit.messages.invalid, { label: input.getAttribute("aria-label"), least, most }) : null);
-      if (value === null) return;
-      model.workload[Number(input.closest("tr").dataset.index)][input.dataset.field] = value;
-      kit.changed();
+    // field is marked once typing pauses and the page keeps computing with the value from
+    // before the edit (the kit's calm()).
+    const request = (input) => model.workload[Number(input.closest("tr").dataset.index)];
+    calm(workloadBody, kit.invalid, {
+      handles: (input) => "field" in input.dataset,
+      current: (input) => request(input)[input.dataset.field],
+      read: (input) => whole(input.value.trim(), limits[input.dataset.limit]) ?? undefined,
+      take: (input, value) => {
+        request(input)[input.dataset.field] = value;
+        kit.changed();
+      },
+      message: (input, kept) => {
+        const [least, most] = limits[input.dataset.limit];
+        return fill(kit.messages.invalid, { label: input.getAttribute("aria-label"), least, most, kept });
+      },
     });
     workloadBody.addEventListener("click", (event) => {
       const remove = event.target.closest(".st-remove");

@@ -4,7 +4,7 @@
 // field's largest value. The arithmetic follows snippets/kv-cache/explorer.py, and parity.py
 // says what the page must show, for hostile links too. Texts go in with textContent only.
 (() => {
-  const { fill, element, number, fixed, share, compact } = courseKit;
+  const { fill, element, number, fixed, share, InvalidFields, calm, compact } = courseKit;
   const GIB = 1024 ** 3;
   const MODEL_FIELDS = ["layers", "kv_heads", "head_dim", "attention_heads",
                         "kv_lora_rank", "qk_rope_head_dim"];
@@ -30,6 +30,10 @@
     const summary = root.querySelector(".kv-summary");
     const linkNotes = root.querySelector(".kv-ignored");
     const table = root.querySelector(".kv-results");
+    const invalid = new InvalidFields(root.querySelector(".kv-invalid"));
+    // The text a field's value came from where the page does not take what the reader typed
+    // into it: the one from before the edit (calm(), below).
+    const inUse = {};
     compact(root);
     const field = (name) => form.elements.namedItem(name);
     const preset = () => presets.find((m) => m.name === field("model").value);
@@ -54,10 +58,13 @@
       return ok ? value : null;
     }
 
-    // A field's value, or an error naming it, with what the field takes.
+    // A field's value (that of the text from before the edit, where the page does not take
+    // what was typed), or an error naming it, with what the field takes.
+    const text = (input) => (accepted(input, input.value) === null && input.name in inUse
+      ? inUse[input.name] : input.value);
     function read(name, label) {
       const input = field(name);
-      const value = accepted(input, input.value);
+      const value = accepted(input, text(input));
       if (value === null) {
         const max = grouped(Number(input.dataset.max));
         throw new FieldError(fill(messages[input.dataset.kind], {label, max}), name);
@@ -132,7 +139,9 @@
       show("gpu_gib", field("gpu").value === "custom");
       show("weights_gib", field("weight_dtype").value === "custom");
       show("params_billion", field("weight_dtype").value !== "custom" && !preset());
-      for (const control of form.elements) control.removeAttribute("aria-invalid");
+      for (const control of form.elements) {
+        if (!invalid.messages.has(control)) control.removeAttribute("aria-invalid");
+      }
       try {
         const {out, fits, weights, usable} = compute();
         for (const output of table.querySelectorAll("output")) {
@@ -160,7 +169,7 @@
         const shown = {};
         for (const control of form.elements) {
           if (!control.name || control.closest("[hidden]")) continue;
-          const value = control.tagName === "INPUT" ? number(control.value) : null;
+          const value = control.tagName === "INPUT" ? number(text(control)) : null;
           shown[control.name] = value === null ? control.value : String(value);
         }
         share(shown, new URLSearchParams());
@@ -207,10 +216,37 @@
     linkNotes.replaceChildren(...notes.map((text) => element("p", text)));
     linkNotes.hidden = notes.length === 0;
     form.addEventListener("input", (event) => {
-      if (event.target.name === "model") applyPreset();
-      // Changing a number of the model's architecture makes it a custom model.
-      if (MODEL_FIELDS.includes(event.target.name) && !isMla()) field("model").value = "custom";
+      if (event.target.tagName !== "SELECT") return; // a typed number: calm(), below
+      if (event.target.name === "model") {
+        applyPreset();
+        for (const name of MODEL_FIELDS) invalid.mark(field(name), null);
+      }
       update(true);
+    });
+    // A number the reader typed is taken at once; one the page does not take marks its field
+    // once typing pauses, and the page keeps computing with the value from before the edit
+    // (the kit's calm()), which the field's message names.
+    let modelAtFocus = null; // the model when a field got focus, for take() below
+    form.addEventListener("focusin", () => { modelAtFocus = field("model").value; });
+    calm(form, invalid, {
+      handles: (input) => input.tagName === "INPUT",
+      current: (input) => text(input),
+      read: (input) => (accepted(input, input.value) === null ? undefined : input.value),
+      take: (input, taken) => {
+        inUse[input.name] = taken;
+        // A number of a preset's architecture other than the preset's makes the model a
+        // custom one; back at the preset's (as when a value typed is not taken), the preset.
+        const before = presets.find((m) => m.name === modelAtFocus);
+        if (MODEL_FIELDS.includes(input.name) && before && !before.mla) {
+          field("model").value = number(taken) === before.fields[input.name] ? before.name : "custom";
+        }
+        update(true);
+      },
+      message: (input, kept) => {
+        const label = form.querySelector(`[data-field="${input.name}"] span`).textContent;
+        return `${fill(messages[input.dataset.kind], { label, max: grouped(Number(input.dataset.max)) })} ${
+          fill(messages.kept, { kept })}`;
+      },
     });
     form.addEventListener("submit", (event) => event.preventDefault());
     update(false);

@@ -1,9 +1,13 @@
 """The block table component's parity contract: for each link, what the page must show,
 computed by replaying the link's operations with block_pool.py.
 
-A link holds blocks (the pool, 2 to 64), block_size (1 to 64), caching (0 or 1), ops
-(A:20 grows request A to 20 tokens, A:free finishes it; names are one capital letter)
-and step (how many of the ops are applied). Anything else shows the component's error.
+A link holds blocks (the pool, 2 to 64), block_size (1 to 64), caching (0 or 1, false or
+true), ops (A:20 grows request A to 20 tokens, A:free finishes it; names are one capital
+letter) and step (how many of the ops are applied). A value the page does not take falls
+back to the lesson's, and the kit's note names it (the [data-key=fallback] element):
+each is read in turn, in that order, against the values kept before it, and kept where
+the pool then replays the operations (a request that shrinks or finishes twice does
+not).
 """
 
 import random
@@ -11,7 +15,7 @@ import re
 
 from block_pool import BLOCK_SIZE, BlockPool
 from block_trace import NUM_GPU_BLOCKS, TRACE, encode
-from coursekit.components import read_whole
+from coursekit.components import read_flag, read_whole
 
 # A request's name and its tokens (read as the page reads numbers) or free.
 OP = re.compile(r"([A-Z]):([^:]+)")
@@ -65,11 +69,12 @@ def replay(state: dict[str, str]) -> tuple[BlockPool, list[str]]:
     """The pool after the link's steps, and the operations it refused."""
     blocks = number(state, "blocks", 2, 64)
     block_size = number(state, "block_size", 1, 64)
-    if state["caching"] not in ("0", "1"):
-        raise ValueError("caching is 0 or 1")
+    caching = read_flag(state["caching"])
+    if caching is None:
+        raise ValueError("caching is 0 or 1, false or true")
     ops = [operation(op) for op in state["ops"].split(",")] if state["ops"] else []
     step = number(state, "step", 0, len(ops)) if "step" in state else len(ops)
-    pool, refused = BlockPool(blocks, block_size, state["caching"] == "1"), []
+    pool, refused = BlockPool(blocks, block_size, caching), []
     for request, tokens in ops[:step]:
         if tokens == "free":
             pool.free(request)
@@ -108,15 +113,37 @@ def shown(pool: BlockPool, refused: list[str], step: int, total: int) -> dict[st
     return out
 
 
-def expected(state: dict[str, str]) -> dict[str, str] | str:
-    """What the page shows for a link, or "error" where it shows its error."""
-    state = DEFAULTS | state
+def replays(state: dict[str, str]) -> bool:
     try:
-        pool, refused = replay(state)
+        replay(state)
     except ValueError:
-        return "error"
+        return False
+    return True
+
+
+def effective(link: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The values the page keeps of a link (no step: the last), and those it names as
+    fallen back to the lesson's (script.js: setup)."""
+    state, fallback = dict(DEFAULTS), []
+    for name in ("blocks", "block_size", "caching", "ops", "step"):
+        if name not in link:
+            continue
+        tried = state | {name: link[name]}  # the step last: read against the ops kept
+        if replays(tried):
+            state = tried
+        else:
+            fallback.append(name)
+    return state, fallback
+
+
+def expected(state: dict[str, str]) -> dict[str, str] | str:
+    """What the page shows for a link."""
+    state, fallback = effective(state)
+    pool, refused = replay(state)
     total = len(state["ops"].split(",")) if state["ops"] else 0
-    return shown(pool, refused, int(state.get("step", total)), total)
+    return shown(pool, refused, int(state.get("step", total)), total) | {
+        "fallback": ", ".join(fallback)
+    }
 
 
 def random_ops(rng: random.Random, pool: BlockPool) -> str:
@@ -152,7 +179,7 @@ def cases() -> list[dict[str, str]]:
         {},
         {"ops": ""},
         {"blocks": "2", "ops": "A:16,A:17,B:0,A:free,B:1"},
-        # Not a link the page accepts: each shows the error.
+        # Not a link the page takes: each falls back to the lesson's, named in the note.
         {"ops": trace, "blocks": "6", "block_size": "4"},  # frees B, which was refused
         {"ops": trace, "blocks": "1"},
         {"ops": trace, "blocks": "65"},
@@ -162,6 +189,9 @@ def cases() -> list[dict[str, str]]:
         {"ops": "A:free"},  # unknown request
         {"ops": "a:20"},
         {"ops": trace, "step": "10"},
+        {"ops": "A:20,A:10", "step": "1"},  # the step read against the lesson's ops
+        {"blocks": "1e9", "block_size": "65537", "caching": "true", "step": "2"},
+        {"ops": trace, "caching": "false"},  # 1 or true, 0 or false
     ]
     runs = []
     for seed in range(30):

@@ -4,7 +4,8 @@
 // Python. parity.py says what the page must show for each link, and the tests check it in
 // Chromium.
 (() => {
-  const { fill, element, whole, fixed, share, fieldLabel, InvalidFields, compact, once } = courseKit;
+  const { fill, element, whole, flag, fixed, share, fieldLabel, InvalidFields, fallbackNote, calm, compact, once } =
+    courseKit;
   const { BlockPool, blocks_for } = courseModules.block_pool;
   // A request's name and its tokens (read by the kit's whole()) or free.
   const OP = /^([A-Z]):([^:]+)$/;
@@ -24,7 +25,7 @@
   function replay(state) {
     const blocks = bounded(state.blocks, 2, 64);
     const blockSize = bounded(state.block_size, 1, 64);
-    if (state.caching !== "0" && state.caching !== "1") throw new BadLink("caching");
+    if (flag(state.caching) === null) throw new BadLink("caching");
     const ops = (state.ops ? state.ops.split(",") : []).map((op) => {
       const [, request, tokens] = op.match(OP) ?? [];
       if (tokens === "free") return { request, tokens };
@@ -32,7 +33,7 @@
       return { request, tokens: whole(tokens, TOKENS) };
     });
     const step = state.step === null ? ops.length : bounded(state.step, 0, ops.length);
-    const pool = new BlockPool(blocks, blockSize, state.caching === "1");
+    const pool = new BlockPool(blocks, blockSize, flag(state.caching));
     const refused = [];
     let happened = { kind: "start" };
     for (const { request, tokens } of ops.slice(0, step)) {
@@ -75,22 +76,27 @@
     const labels = JSON.parse(root.dataset.labels);
     const settings = root.querySelector(".bt-settings");
     const newRequest = root.querySelector(".bt-new");
-    const error = root.querySelector(".bt-error");
-    const view = root.querySelector(".bt-state");
-    const usage = root.querySelector(".bt-usage");
     const happenedLine = root.querySelector(".bt-happened");
     const later = root.querySelector(".bt-later");
     const dropped = root.querySelector(".bt-dropped");
     const invalid = new InvalidFields(root.querySelector(".bt-invalid"));
     const key = (name) => root.querySelector(`[data-key="${name}"]`);
+    // The link's values; one the page does not take falls back to the lesson's (the fence's),
+    // and the kit's note names it: a setting out of its limits, operations the pool cannot
+    // replay (a request that shrinks or finishes twice), a step past the last. Each is read in
+    // turn against what the page kept of those before it, so that what it keeps replays.
     const link = new URLSearchParams(location.search);
-    const state = {
-      blocks: link.get("blocks") ?? root.dataset.blocks,
-      block_size: link.get("block_size") ?? root.dataset.blockSize,
-      caching: link.get("caching") ?? "0",
-      ops: link.get("ops") ?? root.dataset.ops,
-      step: link.get("step"),
-    };
+    const defaults = { blocks: root.dataset.blocks, block_size: root.dataset.blockSize, caching: "0",
+                       ops: root.dataset.ops, step: null };
+    const fallback = [];
+    const state = { ...defaults };
+    for (const name of Object.keys(defaults)) {
+      if (!link.has(name)) continue;
+      // The step last: read against the operations the page keeps.
+      if (replayed({ ...state, [name]: link.get(name) })) state[name] = link.get(name);
+      else fallback.push(name);
+    }
+    const showFallback = fallbackNote(root, JSON.parse(root.dataset.messages), LIMITS, "");
     let current = null;
     let undo = null; // the state before a reader's operation dropped the steps after it
 
@@ -165,26 +171,22 @@
     // dropping: { ops, step }, the operations after the step that a reader's operation there
     // dropped, named in a note.
     function update(keepInLink, dropping = null) {
-      current = replayed(state);
-      if (current) {
-        Object.assign(state, {
-          blocks: String(current.pool.num_gpu_blocks), block_size: String(current.pool.block_size),
-          ops: current.ops.join(","),
-          step: current.step === current.total ? null : String(current.step),
-        });
-        show(current);
-      } else {
-        later.hidden = true;
-        happenedLine.textContent = "";
-      }
-      error.hidden = current !== null;
-      view.hidden = usage.hidden = current === null;
+      current = replayed(state); // the link's values as read (fallback) replay, and so do the reader's
+      Object.assign(state, {
+        blocks: String(current.pool.num_gpu_blocks), block_size: String(current.pool.block_size),
+        caching: flag(state.caching) ? "1" : "0", ops: current.ops.join(","),
+        step: current.step === current.total ? null : String(current.step),
+      });
+      show(current);
       dropped.hidden = dropping === null;
       if (dropping) {
         dropped.querySelector(".bt-dropped-text").textContent = fill(text.dropped, {
           count: dropping.ops.length, step: dropping.step, ops: listed(dropping.ops) });
       } else undo = null;
-      if (keepInLink) share(state); // a step of null: the last one
+      if (keepInLink) {
+        share(state); // a step of null: the last one
+        showFallback([]); // the link no longer holds the values the note is about
+      }
       root.dataset.ready = "true";
     }
 
@@ -220,51 +222,55 @@
       }
       update(true);
     });
-    // A value the reader typed: the page takes it, or marks the field and shows (and shares)
-    // the value the field held when the reader began to edit it: not a number typed on the
-    // way to another (the 6 of 65).
-    const kept = {};
-    settings.addEventListener("focusin", (event) => {
-      if (event.target.name in LIMITS) kept[event.target.name] = state[event.target.name];
+    // A value the reader typed: the page takes it, or marks the field once typing pauses and
+    // shows (and shares) the value the field held when the reader began to edit it: not a
+    // number typed on the way to another (the 6 of 65). The kit's calm() does it.
+    const replays = (input) => {
+      const value = whole(input.value, LIMITS[input.name]);
+      return value !== null && (!current || replayed({ ...state, [input.name]: String(value) })) ? String(value) : undefined;
+    };
+    calm(settings, invalid, {
+      handles: (input) => input.name in LIMITS,
+      current: (input) => state[input.name],
+      read: replays,
+      take: (input, value) => {
+        state[input.name] = value;
+        update(true);
+      },
+      message: (input, kept) => {
+        const [least, most] = LIMITS[input.name];
+        const value = whole(input.value, LIMITS[input.name]);
+        return fill(value === null ? text.invalid : text.invalid_replay, { label: fieldLabel(input), least, most,
+                                                                          value, kept });
+      },
     });
     settings.addEventListener("input", (event) => {
-      const input = event.target;
-      const name = input.name;
-      if (name === "caching") {
-        state.caching = input.checked ? "1" : "0";
-        update(true);
-        return;
-      }
-      const [least, most] = LIMITS[name];
-      const value = whole(input.value, LIMITS[name]);
-      const next = { ...state, [name]: String(value) };
-      let problem = null;
-      if (value === null) problem = text.invalid;
-      else if (current && !replayed(next)) problem = text.invalid_replay; // refused, then finished
-      const before = state[name];
-      if (problem === null) Object.assign(state, next);
-      else state[name] = kept[name] ?? before;
-      if (state[name] !== before) update(true);
-      invalid.mark(input, problem && fill(problem, { label: fieldLabel(input), least, most,
-                                                     value, kept: state[name] }));
+      if (event.target.name !== "caching") return;
+      state.caching = event.target.checked ? "1" : "0";
+      update(true);
     });
     settings.addEventListener("submit", (event) => event.preventDefault());
     const tokensField = newRequest.elements.tokens;
+    // The new request's tokens: marked once typing pauses, or as the field loses focus or the
+    // reader adds the request.
     const readTokens = () => {
       const tokens = whole(tokensField.value, [1, TOKENS[1]]);
-      invalid.mark(tokensField, tokens !== null ? null : fill(text.invalid_tokens, {
+      invalid.later(tokensField, tokens !== null ? null : fill(text.invalid_tokens, {
         label: fieldLabel(tokensField), least: 1, most: grouped(TOKENS[1]) }));
       return tokens;
     };
     tokensField.addEventListener("input", readTokens);
+    tokensField.addEventListener("blur", () => invalid.now(tokensField));
     newRequest.addEventListener("submit", (event) => {
       event.preventDefault();
       const tokens = readTokens();
+      invalid.now(tokensField);
       if (!current || tokens === null) return;
       const name = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"].find((c) => !current.pool.requests.includes(c));
       if (name) act(`${name}:${tokens}`);
     });
     update(false);
+    showFallback(fallback);
     fillForm();
   }
 

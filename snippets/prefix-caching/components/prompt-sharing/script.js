@@ -5,7 +5,7 @@
 // page must show for each link, and the tests check it in Chromium. The kit's stepper runs
 // the link, the presets, the form and the steps. Texts go in with textContent only.
 (() => {
-  const { Refused, fill, element, whole, once, stepper, compact, more } = courseKit;
+  const { Refused, fill, element, whole, once, calm, stepper, compact, more } = courseKit;
   const { blocks_for } = courseModules.block_pool;
   const { PrefixCache, block_hashes } = courseModules.prefix_cache;
   const SETTINGS = ["num_gpu_blocks", "block_size", "max_tokens"];
@@ -198,17 +198,25 @@
     const { model } = kit;
 
     // A prompt the reader typed: words separated by spaces, each one the page takes, or the
-    // field is marked and the page keeps computing with the last valid prompt.
-    list.addEventListener("input", (event) => {
-      const input = event.target;
-      const text = input.value.trim();
-      const words = readWords(text === "" ? [] : text.split(/\s+/), limits, word);
-      const [least, most] = limits.words;
-      kit.invalid.mark(input, words === null ? fill(kit.messages.invalid_prompt, {
-        label: input.getAttribute("aria-label"), least, most, chars: limits.word_chars[1] }) : null);
-      if (words === null) return;
-      model.workload[Number(input.closest("li").dataset.index)] = words;
-      kit.changed();
+    // field is marked once typing pauses and the page keeps computing with the prompt from
+    // before the edit (the kit's calm()).
+    const index = (input) => Number(input.closest("li").dataset.index);
+    calm(list, kit.invalid, {
+      handles: (input) => input.tagName === "TEXTAREA",
+      current: (input) => model.workload[index(input)],
+      read: (input) => {
+        const text = input.value.trim();
+        return readWords(text === "" ? [] : text.split(/\s+/), limits, word) ?? undefined;
+      },
+      take: (input, words) => {
+        model.workload[index(input)] = words;
+        kit.changed();
+      },
+      message: (input, kept) => {
+        const [least, most] = limits.words;
+        return fill(kit.messages.invalid_prompt, { label: input.getAttribute("aria-label"), least, most,
+                                                   chars: limits.word_chars[1], kept: kept.join(" ") });
+      },
     });
     list.addEventListener("click", (event) => {
       const button = event.target.closest("button");

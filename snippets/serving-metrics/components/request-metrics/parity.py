@@ -3,9 +3,10 @@ computed with serving_metrics.py as vllm bench serve computes it.
 
 A link holds requests (each request its send time then its token times, in whole
 milliseconds, joined by "/"; requests joined by ";"), the SLOs ttft and tpot (ms) and
-p, the percentile shown (0 to 100). A value missing is the fence's. A value the page
-does not take (data.py's LIMITS, times that go back, more requests or tokens than the
-limits) and a run of no duration show the component's error.
+p, the percentile shown (0 to 100). A value missing is the fence's; so is a value the
+page does not take (data.py's LIMITS, times that go back, more requests or tokens than
+the limits), which the kit's note names (the [data-key=fallback] element). A run of no
+duration shows the component's error.
 """
 
 import importlib.util
@@ -69,21 +70,34 @@ def parse(text: str) -> list[list[int]] | None:
     return parsed
 
 
+def read(name: str, text: str):
+    """A field's value from a link's text (script.js: read), or None where the page does
+    not take it."""
+    if name == "requests":
+        return parse(text)
+    if name == "p":
+        p = read_number(text)
+        return p if p is not None and LIMITS["p"][0] <= p <= LIMITS["p"][1] else None
+    return read_whole(text, *LIMITS[name])
+
+
 def expected(state: dict[str, str]) -> dict[str, str] | str:
     """What the page shows for a link, or "error" where it shows its error."""
-    state = DEFAULTS | state
-    runs = parse(state["requests"])
-    ttft = read_whole(state["ttft"], *LIMITS["ttft"])
-    tpot = read_whole(state["tpot"], *LIMITS["tpot"])
-    p = read_number(state["p"])
-    if runs is None or None in (ttft, tpot, p) or not 0 <= p <= 100:
-        return "error"
+    values, fallback = {}, []
+    for name in DEFAULTS:  # the fields' order, data.py's FIELDS
+        values[name] = read(name, state.get(name, DEFAULTS[name]))
+        if values[name] is None:
+            fallback.append(name)
+            values[name] = read(name, DEFAULTS[name])
+    runs, ttft, tpot, p = (values[name] for name in DEFAULTS)
     requests = [request_metrics(t[0] / MS, [x / MS for x in t[1:]]) for t in runs]
     duration = max(t[-1] for t in runs) / MS  # the run starts at t = 0, as bench's does
     if duration <= 0:
         return "error"
     stats = summary(requests, (p,))
-    shown = {"duration": two(duration * MS)}
+    # The note naming the link's values the page does not take, in place of which it
+    # computes with the fence's.
+    shown = {"fallback": ", ".join(fallback), "duration": two(duration * MS)}
     shown["goodput"] = two(goodput(requests, {"ttft": ttft, "tpot": tpot}, duration))
     for name in ("ttft", "tpot", "itl", "e2el"):
         shown[f"mean_{name}"] = two(stats[f"mean_{name}_ms"])
@@ -143,13 +157,14 @@ def cases() -> list[dict[str, str]]:
         {"requests": "０／１，０００；５０／２，０００"},  # ， still groups digits
         {"requests": "0/250/280\n100/300/340\n"},  # Enter between requests
         {"requests": ";".join(f"{i}/{i + 5}/{i + 9}" for i in range(8))},  # 8: fine
-        # Refused: each shows the error.
+        # Not taken from a link: the fence's value, named in the note.
         {"requests": ";".join(f"{i}/{i + 5}" for i in range(9))},  # 9 requests
         {"requests": "0/" + "/".join(str(i) for i in range(1, 66))},  # 65 tokens
         {"requests": "100/50"},  # a token before its request
         {"requests": "0/50/40"},  # time going back
         {"requests": "0"},  # no token
-        {"requests": "0/0"},  # no duration
+        {"requests": "0/0"},  # no duration: the error
+        {"ttft": "1e9", "p": "101", "tpot": "0"},  # three at once, named in order
         {"requests": ""},
         {"requests": "0/-5"},
         {"requests": "0/600001"},

@@ -4,7 +4,7 @@
 // says what the page must show for each link. Texts go in with textContent only.
 (() => {
   const { fill, element, number, whole, fixed, share, attempt, Refused, fieldLabel, InvalidFields,
-          compact, once } = courseKit;
+          LinkValues, fallbackNote, calm, compact, once } = courseKit;
   const MS = 1000;
   const FIELDS = ["requests", "ttft", "tpot", "p"];
   const NAMES = "ABCDEFGH";
@@ -158,61 +158,58 @@
     // A field's visible label (labels.yml's, in the page's language), for its message.
     compact(root);
 
-    // A field's value from a text, or null.
+    // A field's value from a text, or undefined where the page does not take it.
     const read = (name, text) => {
-      if (name === "requests") return parse(text, limits);
-      if (name === "p") {
-        const value = number(text);
-        return value !== null && value >= limits.p[0] && value <= limits.p[1] ? value : null;
-      }
-      return whole(text, limits[name]);
+      let value;
+      if (name === "requests") value = parse(text, limits);
+      else if (name === "p") {
+        value = number(text);
+        if (value !== null && !(value >= limits.p[0] && value <= limits.p[1])) value = null;
+      } else value = whole(text, limits[name]);
+      return value ?? undefined;
     };
 
-    // The link's values, else the fence's. A value the page does not take shows the error,
-    // naming it, until the reader edits; the page then computes with the fence's value.
-    const params = new URLSearchParams(location.search);
+    // The link's values; where it has none or one the page does not take, the fence's, and
+    // the kit's note names those (the fields then hold the fence's).
+    const link = new LinkValues(defaults);
     const values = {};
-    let refused = null;
-    for (const name of FIELDS) {
-      let text = params.has(name) ? params.get(name) : defaults[name];
-      values[name] = read(name, text);
-      if (values[name] === null) {
-        refused ??= new Refused("bad_link", { name });
-        text = defaults[name];
-        values[name] = read(name, text);
-      }
-      field(name).value = text;
-    }
+    for (const name of FIELDS) values[name] = link.read(name, (text) => read(name, text));
     // What the link holds of a value: its ASCII digits, as the page read them.
-    const written = (name) => (name === "requests"
-      ? values.requests.map((times) => times.join("/")).join(";") : String(values[name]));
+    const written = (name, value = values[name]) => (name === "requests"
+      ? value.map((times) => times.join("/")).join(";") : String(value));
+    for (const name of FIELDS) {
+      field(name).value = link.fallback.includes(name) || !link.params.has(name)
+        ? defaults[name] : link.params.get(name);
+    }
+    const showFallback = fallbackNote(root, messages, limits, "");
+    showFallback(link.fallback);
 
     function show() {
-      const shown = attempt(() => {
-        if (refused) throw refused;
-        return compute(values);
-      }, error, [...root.querySelectorAll(".rm-view")], messages);
+      const shown = attempt(() => compute(values), error, [...root.querySelectorAll(".rm-view")],
+                            messages);
       if (shown !== null) {
         draw(root, values.requests, shown);
-        for (const output of root.querySelectorAll("[data-key]")) {
+        for (const output of root.querySelectorAll("output[data-key]")) {
           output.textContent = shown[output.dataset.key];
         }
       }
       root.dataset.ready = "";
     }
 
-    form.addEventListener("input", (event) => {
-      const input = event.target;
-      const value = read(input.name, input.value);
-      const message = input.name === "requests" ? root.dataset.invalidRequests
-        : fill(root.dataset.invalid, { label: fieldLabel(input), least: limits[input.name][0],
-                                       most: limits[input.name][1] });
-      invalid.mark(input, value === null ? message : null);
-      if (value === null) return;
-      values[input.name] = value;
-      refused = null;
-      show();
-      share(Object.fromEntries(FIELDS.map((name) => [name, written(name)])));
+    // A value typed that the page does not take marks its field once typing pauses, and the
+    // page keeps the value from before the edit (the kit's calm()), which the message names.
+    calm(form, invalid, {
+      current: (input) => values[input.name],
+      read: (input) => read(input.name, input.value),
+      take: (input, value) => {
+        values[input.name] = value;
+        show();
+        share(Object.fromEntries(FIELDS.map((name) => [name, written(name)])));
+        showFallback([]); // the link no longer holds the values the note is about
+      },
+      message: (input, kept) => fill(input.name === "requests" ? root.dataset.invalidRequests
+        : root.dataset.invalid, { label: fieldLabel(input), least: limits[input.name]?.[0],
+                                  most: limits[input.name]?.[1], kept: written(input.name, kept) }),
     });
     form.addEventListener("submit", (event) => event.preventDefault());
     show();

@@ -2,17 +2,26 @@
 computed with startup_budget.py (the baseline of qwen_budget, with the link's settings).
 
 A link holds gpu_memory_utilization (0.5 to 0.99), max_num_seqs (1 to 1,024),
-max_num_batched_tokens (1 to 65,536) and enforce_eager (0 or 1); a value missing is the
-fence's. A value the page does not take, a configuration vLLM refuses (fewer tokens per
+max_num_batched_tokens (1 to 65,536) and enforce_eager (0 or 1, true or false); a value
+missing is the fence's, and so is a value the page does not take, which the kit's note
+names (the [data-key=fallback] element). A configuration vLLM refuses (fewer tokens per
 step than sequences) and one that leaves no KV cache show the component's error.
 """
 
+import importlib.util
 import random
+from pathlib import Path
 
-from coursekit.components import read_number, read_whole
+from coursekit.components import read_flag, read_number, read_whole
 from kv_cache_size import GIB
 from startup_budget import capture_sizes, graphs_captured, qwen_budget
 
+_spec = importlib.util.spec_from_file_location(
+    "startup_memory_bar_data", Path(__file__).with_name("data.py")
+)
+DATA = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(DATA)
+LIMITS = DATA.LIMITS
 DEFAULTS = {  # the fence on the lesson page
     "gpu_memory_utilization": "0.92",
     "max_num_seqs": "256",
@@ -41,17 +50,27 @@ def gib(n_bytes: int) -> str:
     return f"{n_bytes / GIB:.2f}"
 
 
+def read(name: str, text: str):
+    """A value from a link's text (script.js: read), or None where the page does not
+    take it."""
+    if name == "enforce_eager":
+        return read_flag(text)
+    if name == "gpu_memory_utilization":
+        value = read_number(text)
+        least, most = LIMITS[name]
+        return value if value is not None and least <= value <= most else None
+    return read_whole(text, *LIMITS[name])
+
+
 def expected(state: dict[str, str]) -> dict[str, str] | str:
     """What the page shows for a link, or "error" where it shows its error."""
-    state = DEFAULTS | state
-    utilization = read_number(state["gpu_memory_utilization"])
-    seqs = read_whole(state["max_num_seqs"], 1, 1024)
-    tokens = read_whole(state["max_num_batched_tokens"], 1, 65536)
-    if utilization is None or not 0.5 <= utilization <= 0.99 or None in (seqs, tokens):
-        return "error"
-    if state["enforce_eager"] not in ("0", "1"):
-        return "error"
-    eager = state["enforce_eager"] == "1"
+    values, fallback = {}, []
+    for name in DEFAULTS:  # in script.js's order: the fields, then enforce_eager
+        values[name] = read(name, state.get(name, DEFAULTS[name]))
+        if values[name] is None:
+            fallback.append(name)
+            values[name] = read(name, DEFAULTS[name])
+    utilization, seqs, tokens, eager = values.values()
     try:
         sizes = capture_sizes(seqs, tokens, enforce_eager=eager)
         budget = qwen_budget(utilization, seqs, tokens, eager)
@@ -69,6 +88,7 @@ def expected(state: dict[str, str]) -> dict[str, str] | str:
         "left": budget.headroom,
     }
     shown = {
+        "fallback": ", ".join(fallback),  # the kit's note: the link's values not taken
         "kv": gib(budget.kv),
         "left": gib(budget.headroom),
         "captured": str(full + piecewise),
@@ -94,16 +114,20 @@ def cases() -> list[dict[str, str]]:
             "gpu_memory_utilization": "０．９"
         },  # full-width, as a Chinese input method types
         {"max_num_batched_tokens": "8,192"},
-        # Links the page refuses: each shows the error.
+        {"enforce_eager": "true"},  # a link's yes or no: 1 or true, 0 or false
+        {"enforce_eager": "FALSE", "max_num_seqs": "16"},
+        # Configurations vLLM refuses: each shows the error.
         {"max_num_seqs": "512", "max_num_batched_tokens": "300"},
         {"gpu_memory_utilization": "0.6"},  # no KV cache left
         {"gpu_memory_utilization": "0.99"},  # the share is more than the card has free
+        # Values the page does not take: the fence's, named in the kit's note.
         {"gpu_memory_utilization": "1.5"},
         {"max_num_seqs": "0"},
         {"max_num_seqs": "2.5"},
         {"max_num_batched_tokens": "65537"},
         {"enforce_eager": "yes"},
         {"max_num_seqs": ""},
+        {"enforce_eager": "yes", "max_num_batched_tokens": "1e9", "max_num_seqs": "0"},
     ]
     rng = random.Random(8)
     runs = []

@@ -3,8 +3,8 @@
 // arithmetic follows snippets/startup-memory/startup_budget.py, and parity.py says what
 // the page must show for each link. Texts go in with textContent only.
 (() => {
-  const { fill, number, whole, fixed, share, attempt, Refused, InvalidFields, compact, once } =
-    courseKit;
+  const { fill, number, whole, flag, fixed, share, attempt, Refused, InvalidFields, LinkValues,
+          fallbackNote, calm, compact, once } = courseKit;
   const GIB = 1024 ** 3;
   const FIELDS = ["gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens"];
   const PARTS = ["weights", "activation", "non_torch", "kv", "context", "graphs", "left"];
@@ -60,47 +60,34 @@
     const invalid = new InvalidFields(root.querySelector(".smb-invalid"));
     compact(root);
 
-    // A field's value from a text, or null: a number within its limits (data.py), whole
-    // but for the utilization.
-    const read = (name, text) => (name === "gpu_memory_utilization"
-      ? (() => {
-          const value = number(text);
-          const [least, most] = n.limits[name];
-          return value !== null && value >= least && value <= most ? value : null;
-        })()
-      : whole(text, n.limits[name]));
+    // A field's value from a text, or undefined where the page does not take it: a number
+    // within its limits (data.py), whole but for the utilization; enforce_eager 1 or true,
+    // 0 or false.
+    const read = (name, text) => {
+      if (name === "enforce_eager") return flag(text) ?? undefined;
+      if (name !== "gpu_memory_utilization") return whole(text, n.limits[name]) ?? undefined;
+      const value = number(text);
+      const [least, most] = n.limits[name];
+      return value !== null && value >= least && value <= most ? value : undefined;
+    };
 
-    // The link's values, else the fence's. A value the page does not take shows the error,
-    // naming it, until the reader edits; the fields then hold, and the page computes with,
-    // the fence's value in its place.
-    const params = new URLSearchParams(location.search);
-    const linked = (name, fallback) => (params.has(name) ? params.get(name) : fallback);
+    // The link's values; where it has none or one the page does not take, the fence's, and
+    // the kit's note names those.
+    const link = new LinkValues({ enforce_eager: "0", ...defaults });
     const values = {};
-    let refused = null;
-    for (const name of FIELDS) {
-      values[name] = read(name, linked(name, String(defaults[name])));
-      if (values[name] === null) {
-        const [least, most] = n.limits[name];
-        refused ??= new Refused("bad_link", { name, least, most });
-        values[name] = read(name, String(defaults[name]));
-      }
-      field(name).value = String(values[name]);
+    for (const name of [...FIELDS, "enforce_eager"]) {
+      values[name] = link.read(name, (text) => read(name, String(text)));
     }
-    const eager = linked("enforce_eager", String(defaults.enforce_eager ?? "0"));
-    if (!["0", "1"].includes(eager)) {
-      refused ??= new Refused("bad_link", { name: "enforce_eager", least: 0, most: 1 });
-    }
-    values.enforce_eager = eager === "1";
+    for (const name of FIELDS) field(name).value = String(values[name]);
     field("enforce_eager").checked = values.enforce_eager;
+    const showFallback = fallbackNote(root, messages, { ...n.limits, enforce_eager: [0, 1] }, "");
+    showFallback(link.fallback);
 
     function show() {
-      const result = attempt(() => {
-        if (refused) throw refused;
-        return budget(n, values);
-      }, error, view, messages);
+      const result = attempt(() => budget(n, values), error, view, messages);
       if (result !== null) {
         // A part of the budget shows in the summary (kv, left) and in its row (kv_row).
-        for (const output of root.querySelectorAll("[data-key]")) {
+        for (const output of root.querySelectorAll("output[data-key]")) {
           const key = output.dataset.key.replace(/_row$/, "");
           output.textContent = key in result.bytes ? gib(result.bytes[key]) : String(result[key]);
         }
@@ -113,22 +100,22 @@
       root.dataset.ready = "";
     }
 
-    form.addEventListener("input", (event) => {
-      const input = event.target;
-      if (input.name === "enforce_eager") {
-        values.enforce_eager = input.checked;
-      } else {
-        const value = read(input.name, input.value);
-        const [least, most] = n.limits[input.name];
-        invalid.mark(input, value === null ? fill(root.dataset.invalid, {
-          label: input.name, least, most, kept: values[input.name] }) : null);
-        if (value === null) return;
+    // A value typed that the page does not take marks its field once typing pauses, and the
+    // page keeps the value from before the edit (the kit's calm()), which the message names.
+    calm(form, invalid, {
+      current: (input) => values[input.name],
+      read: (input) => (input.type === "checkbox" ? input.checked : read(input.name, input.value)),
+      take: (input, value) => {
         values[input.name] = value;
-      }
-      refused = null;
-      show();
-      share({ ...Object.fromEntries(FIELDS.map((name) => [name, values[name]])),
-              enforce_eager: values.enforce_eager ? 1 : 0 });
+        show();
+        share({ ...Object.fromEntries(FIELDS.map((name) => [name, values[name]])),
+                enforce_eager: values.enforce_eager ? 1 : 0 });
+        showFallback([]); // the link no longer holds the values the note is about
+      },
+      message: (input, kept) => {
+        const [least, most] = n.limits[input.name];
+        return fill(root.dataset.invalid, { label: input.name, least, most, kept });
+      },
     });
     form.addEventListener("submit", (event) => event.preventDefault());
     show();
