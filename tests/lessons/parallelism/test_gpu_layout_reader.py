@@ -3,7 +3,8 @@
 reads as the same link in ASCII; a TP size vLLM refuses shows vLLM's own reason
 (tp_memory.refusal); a layout whose weights leave no KV cache keeps the layout and says how
 much is missing, as kv_budget's error does; a typed value the page does not take marks its
-field and keeps the view and the link as they were; a menu changes the link; and on a phone
+field once typing pauses or the field loses focus, and keeps the view and the link as they
+were, the message naming the value kept; a menu changes the link; and on a phone
 every control is about a finger's width high. What each view shows is what parity.py
 computes."""
 
@@ -37,7 +38,7 @@ def test_the_layout_as_a_reader_uses_it(page, site, course_url, language):
     open_link(urlencode(full_width["link"]))
     assert shown(page, LAYOUT.name) == contract.expected(full_width["ascii"])
     assert fits(page, 390)
-    heights = page.locator(f"{ROOT_ELEMENT} :is(select, input)").evaluate_all(
+    heights = page.locator(f"{ROOT_ELEMENT} .gl-form :is(select, input)").evaluate_all(
         "controls => controls.map((c) => c.getBoundingClientRect().height)")
     assert len(heights) == 5 and min(heights) >= LEAST_CONTROL_PX, heights
 
@@ -59,18 +60,26 @@ def test_the_layout_as_a_reader_uses_it(page, site, course_url, language):
     note = page.locator(f"{ROOT_ELEMENT} .gl-no-kv")
     assert note.is_visible() and f"{missing} GiB" in note.inner_text()
 
-    # A typed value the page does not take marks its field; the view and the link stay.
+    # A typed value the page does not take marks its field once typing pauses (batch) or as
+    # the field loses focus (the utilization), and the message names the value from before
+    # the edit, which the view and the link keep.
     open_link("")
     batch = page.locator(f'{ROOT_ELEMENT} input[name="batch"]')
     batch.fill("64")
+    batch.press("Tab")  # the edit ends: 64 is now the value from before the next one
     state = link_state(page)
     assert state["batch"] == "64" and shown(page, LAYOUT.name) == contract.expected(state)
     before = shown(page, LAYOUT.name)
-    for field, typed in (("batch", "0"), ("gpu_memory_utilization", "1.5")):
-        page.locator(f'{ROOT_ELEMENT} input[name="{field}"]').fill(typed)
-        assert page.locator(f'{ROOT_ELEMENT} input[name="{field}"]').get_attribute(
-            "aria-invalid") == "true"
-        assert page.locator(f"{ROOT_ELEMENT} .gl-invalid").is_visible()
+    line = page.locator(f"{ROOT_ELEMENT} .gl-invalid")
+    for field, typed, kept, leave in (("batch", "0", "64", False),
+                                      ("gpu_memory_utilization", "1.5", "0.92", True)):
+        input_ = page.locator(f'{ROOT_ELEMENT} input[name="{field}"]')
+        input_.fill(typed)
+        if leave:
+            input_.press("Tab")
+        page.wait_for_function("(input) => input.getAttribute('aria-invalid') === 'true'",
+                               arg=input_.element_handle(), timeout=3000)
+        assert line.is_visible() and kept in line.inner_text(), line.inner_text()
         assert shown(page, LAYOUT.name) == before and link_state(page) == state
 
     # A menu: the link holds its value, and the view is Python's.

@@ -8,7 +8,7 @@
 // The kit's stepper runs the link, the presets, the form and the steps. Texts go in with
 // textContent only.
 (() => {
-  const { Refused, fill, element, whole, once, stepper, compact } = courseKit;
+  const { Refused, fill, element, whole, once, calm, stepper, compact } = courseKit;
   const { blocks_for } = courseModules.block_pool;
   const { block_hashes } = courseModules.prefix_cache;
   const { HIT, OffloadedCache } = courseModules.offload;
@@ -184,16 +184,20 @@
       draw, show,
     });
 
-    // An order the reader typed: capital letters A–H, or the field is marked and the page
-    // keeps computing with the last valid order.
-    orderInput.addEventListener("input", () => {
-      const order = read("order", orderInput.value.trim());
-      const [least, most] = kit.limits.order;
-      kit.invalid.mark(orderInput, order === undefined
-        ? fill(kit.messages.invalid_order, { label: JSON.parse(root.dataset.fields).order, least, most }) : null);
-      if (order === undefined) return;
-      kit.model.workload = order;
-      kit.changed();
+    // An order the reader typed: capital letters A–H, or the field is marked once typing
+    // pauses and the page keeps computing with the order from before the edit (the kit's
+    // calm()), which the message names.
+    calm(root.querySelector(".ot-workload"), kit.invalid, {
+      current: () => kit.model.workload,
+      read: (input) => read("order", input.value.trim()),
+      take: (input, order) => {
+        kit.model.workload = order;
+        kit.changed();
+      },
+      message: (input, kept) => {
+        const [least, most] = kit.limits.order;
+        return fill(kit.messages.invalid_order, { label: JSON.parse(root.dataset.fields).order, least, most, kept });
+      },
     });
     root.querySelector(".ot-workload").addEventListener("submit", (event) => event.preventDefault());
     root.dataset.ready = "true";

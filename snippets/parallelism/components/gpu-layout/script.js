@@ -5,7 +5,7 @@
 // link. Texts go in with textContent only.
 (() => {
   const { Refused, fill, element, number, whole, fixed, once, LinkValues, attempt, share,
-          fallbackNote, fieldLabel, InvalidFields, compact } = courseKit;
+          fallbackNote, fieldLabel, InvalidFields, calm, compact } = courseKit;
   const { refusal, layout, kv_tokens, kv_head_replicas, vocab_rows, _dense } =
     courseModules.tp_memory;
   const GIB = 1024 ** 3;
@@ -201,18 +201,20 @@
       values[input.name] = readers[input.name](input.value);
       changed();
     });
-    // A typed value the page does not take marks its field, and the page keeps computing
-    // with the last valid one.
-    form.addEventListener("input", (event) => {
-      const input = event.target;
-      if (input.tagName !== "INPUT") return;
-      const value = readers[input.name](input.value);
-      const [least, most] = n.limits[input.name];
-      invalid.mark(input, value === undefined
-        ? fill(messages.invalid, { label: fieldLabel(input), least, most }) : null);
-      if (value === undefined) return;
-      values[input.name] = value;
-      changed();
+    // A value typed that the page does not take marks its field once typing pauses, and the
+    // page keeps the value from before the edit (the kit's calm()), which the message names.
+    calm(form, invalid, {
+      handles: (input) => input.tagName === "INPUT",
+      current: (input) => values[input.name],
+      read: (input) => readers[input.name](input.value),
+      take: (input, value) => {
+        values[input.name] = value;
+        changed();
+      },
+      message: (input, kept) => {
+        const [least, most] = n.limits[input.name];
+        return fill(messages.invalid, { label: fieldLabel(input), least, most, kept });
+      },
     });
     form.addEventListener("submit", (event) => event.preventDefault());
     compact(root);

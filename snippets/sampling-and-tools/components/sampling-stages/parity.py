@@ -38,10 +38,12 @@ BROKEN = (
 # Full-width digits and a full-width minus, as a Chinese input method types them (the
 # reader tests' data, coursekit/components.py: CONTRACT): a link, the same link in
 # ASCII, and a field with what a reader types into it and the value the link then holds.
+# The field is seed, the one whose limits are the page's own: a knob's number past
+# SamplingParams' range (top_p 1.5) is taken, and shows vLLM's refusal as the error.
 FULL_WIDTH = {
     "link": {"temperature": "１．２", "presence_penalty": "－０．５", "seed": "４２"},
     "ascii": {"temperature": "1.2", "presence_penalty": "-0.5", "seed": "42"},
-    "typed": ("top_p", "０．８", "0.8"),
+    "typed": ("seed", "１，０２４", "1024"),
 }
 # The sampled token, the greedy one, how many tokens the last stage keeps.
 KEY_RESULTS = ['[data-key="token"]', '[data-key="greedy"]', '[data-key="kept"]']

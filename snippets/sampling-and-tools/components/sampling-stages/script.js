@@ -4,8 +4,8 @@
 // token sampled. parity.py says what the page must show for each link. Texts go in with
 // textContent only.
 (() => {
-  const { number, whole, fixed, fill, once, LinkValues, attempt, share, InvalidFields, compact } =
-    courseKit;
+  const { number, whole, fixed, fill, once, LinkValues, attempt, share, InvalidFields, calm,
+          compact } = courseKit;
   const { NEG_INF, Params, sample, softmax, exponential_noise, top_logprobs } =
     courseModules.sampling;
   const GONE = "—"; // a token this stage has set to -inf
@@ -116,17 +116,19 @@
       root.dataset.ready = "true";
     }
 
-    form.addEventListener("input", (event) => {
-      const input = event.target;
-      const [read, kind] = READ[input.name];
-      const value = read(input.value);
-      invalid.mark(input, value === null ? fill(invalidTexts[kind], {
-        label: input.name, kept: values[input.name], most: data.seed_most }) : null);
-      if (value === null) return;
-      values[input.name] = value;
-      show();
-      share(Object.fromEntries(data.knobs.map((name) => [name, values[name]])));
-      note.hidden = true; // the link now holds the page's own values
+    // A value typed that the page does not take marks its field once typing pauses, and the
+    // page keeps the value from before the edit (the kit's calm()), which the message names.
+    calm(form, invalid, {
+      current: (input) => values[input.name],
+      read: (input) => READ[input.name][0](input.value) ?? undefined,
+      take: (input, value) => {
+        values[input.name] = value;
+        show();
+        share(Object.fromEntries(data.knobs.map((name) => [name, values[name]])));
+        note.hidden = true; // the link now holds the page's own values
+      },
+      message: (input, kept) => fill(invalidTexts[READ[input.name][1]], {
+        label: input.name, kept, most: data.seed_most }),
     });
     form.addEventListener("submit", (event) => event.preventDefault());
     show();
