@@ -173,12 +173,12 @@ def fits(page, width: int) -> bool:
 def settle(page) -> None:
     """Wait until the transitions and finite animations of what the page draws have run: after
     a resize or a switch of colour scheme, Material fades its colours and navigation in (a
-    contrast audit that reads them half-way fails). What content-visibility skips does not run
-    its transitions until it is drawn; at most two seconds."""
+    contrast audit that reads them half-way fails). What is not drawn runs none; at most two
+    seconds."""
     page.evaluate("""() => Promise.race([new Promise((done) => setTimeout(done, 2000)),
       Promise.all(document.getAnimations()
         .filter((running) => running.effect?.getTiming().iterations !== Infinity
-          && running.effect?.target?.checkVisibility({contentVisibilityAuto: true}))
+          && running.effect?.target?.checkVisibility())
         .map((running) => running.finished.catch(() => null)))])""")
 
 
