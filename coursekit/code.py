@@ -193,11 +193,29 @@ def requirements(folder: Path) -> dict[str, str]:
     return pins
 
 
-def packages_needed(path: Path, root: Path = ROOT) -> list[str]:
-    """The imports of a file that are neither the standard library nor course modules."""
+def packages_needed(path: Path, root: Path = ROOT, on_start: bool = False) -> list[str]:
+    """The imports of a file that are neither the standard library nor course modules; with
+    on_start, only those a run meets whatever it calls: not those inside a function, which a
+    lab's file imports there so that its offline part runs without them."""
     modules = module_files(root)
-    return sorted(name for name in imported_names(path) if name not in sys.stdlib_module_names
+    names = _started_imports(path, path.stat().st_mtime_ns) if on_start else imported_names(path)
+    return sorted(name for name in names if name not in sys.stdlib_module_names
                   and name not in modules and name != "__future__")
+
+
+@cache
+def _started_imports(path: Path, mtime_ns: int) -> frozenset[str]:
+    names, todo = set(), list(_tree(path, mtime_ns).body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+        todo.extend(ast.iter_child_nodes(node))
+    return frozenset(names)
 
 
 def run_as_reader(script: Path, dest: Path, root: Path = ROOT,
@@ -207,7 +225,7 @@ def run_as_reader(script: Path, dest: Path, root: Path = ROOT,
     or, for a file that imports packages its folder's requirements.txt pins, with those
     packages (CONFORMANCE_PYTHON). `shown` is the code as the page shows it, when that is what
     should run."""
-    needed = packages_needed(script, root)
+    needed = packages_needed(script, root, on_start=True)
     unpinned = [name for name in needed if name not in requirements(script.parent)]
     if unpinned:
         raise ValueError(f"{script.relative_to(root)} imports {', '.join(unpinned)}: a lesson's"
