@@ -379,3 +379,22 @@ def follow_scheme(page, scheme: str) -> None:
     page.emulate_media(color_scheme=scheme)
     page.wait_for_function("scheme => document.body.getAttribute('data-md-color-scheme')"
                            " === scheme", arg=MATERIAL_SCHEME[scheme])
+
+
+# Types text into the component's field as a reader does, one input event per keystroke, all
+# within one task: no pause can pass (the kit marks a field after 600 ms). Returns what the
+# page shows right after, and the summary's height before and after.
+TYPE_FAST = """([root, field, text, blur]) => {
+  const component = document.querySelector(root);
+  const input = component.querySelector(`[name="${field}"]`);
+  const summary = component.querySelector('.ck-summary');
+  const height = () => summary ? summary.getBoundingClientRect().height : 0;
+  const before = height();
+  input.focus();
+  for (let i = 1; i <= text.length; i += 1) {
+    input.value = text.slice(0, i);
+    input.dispatchEvent(new Event('input', {bubbles: true}));
+  }
+  if (blur) input.blur();
+  return {before, after: height(), invalid: input.getAttribute('aria-invalid')};
+}"""

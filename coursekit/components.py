@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import subprocess
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -275,6 +276,18 @@ def twin_files(names, root: Path = ROOT) -> list[Path]:
     for name in dict.fromkeys(names):
         add(name, None)
     return found
+
+
+def run_twins(names, driver: str, given, root: Path = ROOT):
+    """What a Node script (driver) answers, as JSON on its stdout, to `given`, as JSON on its
+    stdin: the tests hold each twin to its Python this way. Its first argument is the list of
+    the twins' files (twin_files(names)), to load in that order as the browser does."""
+    files = [str(path) for path in twin_files(names, root)]
+    done = subprocess.run(["node", "-e", driver, json.dumps(files)], input=json.dumps(given),
+                          capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise AssertionError(f"node failed on the twins {', '.join(names)}:\n{done.stderr}")
+    return json.loads(done.stdout)
 
 
 def kit_assets() -> list[Path]:

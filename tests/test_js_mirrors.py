@@ -6,14 +6,13 @@ on runs of operations like those of their tests, compared after every operation.
 
 import json
 import random
-import subprocess
 
 import pytest
 import scheduler_workloads as WORKLOADS
 from block_pool import BlockPool
 from prefix_cache import PrefixCache
 
-from coursekit.components import twin_files
+from coursekit.components import run_twins
 
 # Node loads the twins as the browser does (classic scripts, in order, one global), then
 # answers each case of the JSON on its stdin with what the twins did.
@@ -52,11 +51,7 @@ process.stdout.write(JSON.stringify(answers));
 
 
 def node(cases: list[dict]) -> list:
-    files = [str(path) for path in twin_files(["scheduler", "prefix_cache"])]
-    done = subprocess.run(["node", "-e", DRIVER, json.dumps(files)], input=json.dumps(cases),
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_twins(["scheduler", "prefix_cache"], DRIVER, cases)
 
 
 def first_difference(python: list, javascript: list) -> str | None:

@@ -11,13 +11,12 @@ reader's prompt: the cached tokens are read with its _hit, lookup without that c
 
 import json
 import random
-import subprocess
 
 import router
 from prefix_cache import block_hashes
 from scheduler import Request
 
-from coursekit.components import twin_files
+from coursekit.components import run_twins
 
 DRIVER = r"""
 const fs = require("fs"), vm = require("vm");
@@ -53,11 +52,7 @@ process.stdout.write(JSON.stringify({ answers, constants }));
 
 
 def node(cases: list[dict]) -> dict:
-    files = [str(path) for path in twin_files(["router"])]
-    done = subprocess.run(["node", "-e", DRIVER, json.dumps(files)], input=json.dumps(cases),
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_twins(["router"], DRIVER, cases)
 
 
 def state(replicas: list[router.Replica]) -> list[dict]:
@@ -140,10 +135,9 @@ def test_the_router_twin_routes_and_steps_as_the_python():
 
 
 def test_the_twin_refuses_an_unknown_policy():
-    done = subprocess.run(
-        ["node", "-e", "const fs = require('fs'), vm = require('vm');"
-         " for (const f of JSON.parse(process.argv[1])) vm.runInThisContext(fs.readFileSync(f, 'utf-8'));"
-         " try { courseModules.router.choose('random', [], [1], 0); } catch (e) { console.log(e.name); }",
-         json.dumps([str(path) for path in twin_files(["router"])])],
-        capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "ValueError"
+    refused = run_twins(["router"], "const fs = require('fs'), vm = require('vm');"
+                        " for (const f of JSON.parse(process.argv[1]))"
+                        " vm.runInThisContext(fs.readFileSync(f, 'utf-8'));"
+                        " try { courseModules.router.choose('random', [], [1], 0); }"
+                        " catch (e) { process.stdout.write(JSON.stringify(e.name)); }", None)
+    assert refused == "ValueError"

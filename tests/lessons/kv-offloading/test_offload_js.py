@@ -7,13 +7,12 @@ ARC's target, the free block ids, the counters; each document's blocks held by e
 
 import json
 import random
-import subprocess
 
 import pytest
 from offload import HIT, CPUOffloadingManager, OffloadedCache
 from prefix_cache import block_hashes, sha256
 
-from coursekit.components import twin_files
+from coursekit.components import run_twins
 
 # Node loads the twins as the browser does (classic scripts, in order, one global); each case
 # of the JSON on its stdin runs its calls and answers with what happened after each. A key is
@@ -66,11 +65,7 @@ process.stdout.write(JSON.stringify(answers));
 
 
 def node(cases: list[dict]) -> list:
-    files = [str(path) for path in twin_files(["offload"])]
-    done = subprocess.run(["node", "-e", DRIVER, json.dumps(files)], input=json.dumps(cases),
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_twins(["offload"], DRIVER, cases)
 
 
 def tier(cpu: CPUOffloadingManager, name) -> dict:

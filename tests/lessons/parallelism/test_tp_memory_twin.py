@@ -8,12 +8,11 @@ a partition, the same vocabulary rows per rank, and the same errors."""
 
 import json
 import random
-import subprocess
 
 from hf_config import read_presets
 from tp_memory import kv_head_replicas, kv_tokens, layout, pp_indices, refusal, vocab_rows
 
-from coursekit.components import twin_files
+from coursekit.components import run_twins
 
 DRIVER = r"""
 const fs = require("fs"), vm = require("vm");
@@ -49,11 +48,7 @@ TPS = [1, 2, 3, 4, 5, 6, 7, 8, 16, 0, -1, 2.5]
 
 
 def node(cases: list[dict]) -> list:
-    files = [str(path) for path in twin_files(["tp_memory"])]
-    done = subprocess.run(["node", "-e", DRIVER, json.dumps(files)], input=json.dumps(cases),
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_twins(["tp_memory"], DRIVER, cases)
 
 
 def random_config(rng: random.Random) -> dict:

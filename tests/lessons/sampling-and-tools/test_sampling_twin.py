@@ -10,10 +10,8 @@ rule); every number the component prints is compared in Chromium by its parity c
 place: Math.exp and Math.log in V8 and exp and log of the C library Python calls each
 round to within one, not always the same way (ULPS below is what that allows)."""
 
-import json
 import math
 import random
-import subprocess
 
 from sampling import (
     NEG_INF,
@@ -23,7 +21,7 @@ from sampling import (
     top_logprobs,
 )
 
-from coursekit.components import twin_files
+from coursekit.components import run_twins
 
 # Node loads the twins as the browser does (classic scripts, in order, one global), then
 # answers each case of the JSON on its stdin.
@@ -63,12 +61,8 @@ ULPS = 2
 
 def node(cases: list[dict]) -> list:
     """The twin's answers; a -inf among the logits goes to Node as "-inf" (JSON has none)."""
-    files = [str(path) for path in twin_files(["sampling"])]
     wire = [dict(case, logits=plain(case["logits"])) if "logits" in case else case for case in cases]
-    done = subprocess.run(["node", "-e", DRIVER, json.dumps(files)], input=json.dumps(wire),
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_twins(["sampling"], DRIVER, wire)
 
 
 def plain(row):

@@ -12,20 +12,16 @@ refuses (ValueError), or whose run takes more steps than the limit, shows the
 component's error.
 """
 
-import importlib.util
 import random
 import re
 from pathlib import Path
 
 from block_pool import blocks_for
+from coursekit.code import load
 from coursekit.components import read_flag, read_whole
 from scheduler import Request, Step, enough_blocks, run
 
-_spec = importlib.util.spec_from_file_location(
-    "scheduler_timeline_data", Path(__file__).with_name("data.py")
-)
-DATA = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(DATA)
+DATA = load(Path(__file__).with_name("data.py"), "scheduler_timeline_data")
 
 FENCE_START = "preemption"  # the lesson's fence: start: preemption
 DEFAULTS = DATA.state(DATA.PRESETS[FENCE_START])

@@ -12,19 +12,15 @@ from the link, or one the page does not take, is the fence's preset's, and the
 replica's blocks is refused (the error).
 """
 
-import importlib.util
 import random
 from pathlib import Path
 
 import router
+from coursekit.code import load
 from coursekit.components import read_whole
 from scheduler import Request
 
-_spec = importlib.util.spec_from_file_location(
-    "replica_router_data", Path(__file__).with_name("data.py")
-)
-DATA = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(DATA)
+DATA = load(Path(__file__).with_name("data.py"), "replica_router_data")
 
 # The fence on the lesson page (start: system).
 FENCE = DATA.state(DATA.PRESETS["system"])

@@ -17,20 +17,16 @@ blocks whose hash the prefix cache holds (PrefixCache.cached_blocks); on the CPU
 the tier answers HIT for, as blocks_moving.py counts them.
 """
 
-import importlib.util
 import random
 from pathlib import Path
 
+from coursekit.code import load
 from coursekit.components import read_whole
 from offload import HIT, OffloadedCache
 from prefix_cache import block_hashes
 from revisits import ttft
 
-_spec = importlib.util.spec_from_file_location(
-    "offload_tiers_data", Path(__file__).with_name("data.py")
-)
-DATA = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(DATA)
+DATA = load(Path(__file__).with_name("data.py"), "offload_tiers_data")
 
 FENCE_START = "blocks-moving"  # the lesson's fence: start: blocks-moving
 DEFAULTS = DATA.state(DATA.PRESETS[FENCE_START])

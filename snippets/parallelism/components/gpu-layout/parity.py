@@ -13,11 +13,11 @@ and no times. The times also stay blank where the KV cache cannot hold the batch
 the decode step where there is more than one stage (tp_comm's step model has one).
 """
 
-import importlib.util
 import math
 import random
 from pathlib import Path
 
+from coursekit.code import load
 from coursekit.components import read_number, read_whole
 from hf_config import read_presets
 from kv_cache_size import GIB
@@ -26,11 +26,7 @@ from tp_budget import MAX_MODEL_LEN, gpu_budget
 from tp_comm import LINKS, allreduce_bytes, comm_seconds, ring_factor, step_ms
 from tp_memory import kv_head_replicas, kv_tokens, layout, vocab_rows
 
-_spec = importlib.util.spec_from_file_location(
-    "gpu_layout_data", Path(__file__).with_name("data.py")
-)
-DATA = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(DATA)
+DATA = load(Path(__file__).with_name("data.py"), "gpu_layout_data")
 
 FENCE = {  # the fence on the lesson page
     "model": "Qwen2.5-7B-Instruct",

@@ -15,20 +15,16 @@ needs no SHA-256 to show the same, since two blocks hash alike exactly when thei
 tokens and all the tokens before them are alike.
 """
 
-import importlib.util
 import random
 import re
 from pathlib import Path
 
 from block_pool import blocks_for
+from coursekit.code import load
 from coursekit.components import read_whole
 from prefix_cache import PrefixCache, block_hashes
 
-_spec = importlib.util.spec_from_file_location(
-    "prompt_sharing_data", Path(__file__).with_name("data.py")
-)
-DATA = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(DATA)
+DATA = load(Path(__file__).with_name("data.py"), "prompt_sharing_data")
 
 FENCE_START = "system-prompt"  # the lesson's fence: start: system-prompt
 DEFAULTS = DATA.state(DATA.PRESETS[FENCE_START])

@@ -9,18 +9,14 @@ the limits), which the kit's note names (the [data-key=fallback] element). A run
 duration shows the component's error.
 """
 
-import importlib.util
 import random
 from pathlib import Path
 
+from coursekit.code import load
 from coursekit.components import read_number, read_whole
 from serving_metrics import MS, goodput, request_metrics, summary
 
-_spec = importlib.util.spec_from_file_location(
-    "request_metrics_data", Path(__file__).with_name("data.py")
-)
-DATA = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(DATA)
+DATA = load(Path(__file__).with_name("data.py"), "request_metrics_data")
 LIMITS = DATA.LIMITS
 DEFAULTS = {  # the fence on the lesson page: serving_metrics.py's example
     "requests": "0/250/280/310/340/370;100/300/340/420/460;200/360",

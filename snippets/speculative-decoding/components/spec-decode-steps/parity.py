@@ -7,18 +7,14 @@ is the fence's (task: edit, and data.py's DEFAULTS), and the [data-key=fallback]
 names it; a step past the last falls back to 0. min above max is refused (the error).
 """
 
-import importlib.util
 import random
 from pathlib import Path
 
+from coursekit.code import load
 from coursekit.components import read_whole
 from demo_tasks import TASKS, run_task
 
-_spec = importlib.util.spec_from_file_location(
-    "spec_decode_steps_data", Path(__file__).with_name("data.py")
-)
-DATA = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(DATA)
+DATA = load(Path(__file__).with_name("data.py"), "spec_decode_steps_data")
 
 FENCE = {"task": "edit", **{name: str(v) for name, v in DATA.DEFAULTS.items()}}
 NONE = "—"

@@ -8,19 +8,15 @@ names (the [data-key=fallback] element). A configuration vLLM refuses (fewer tok
 step than sequences) and one that leaves no KV cache show the component's error.
 """
 
-import importlib.util
 import random
 from pathlib import Path
 
+from coursekit.code import load
 from coursekit.components import read_flag, read_number, read_whole
 from kv_cache_size import GIB
 from startup_budget import capture_sizes, graphs_captured, qwen_budget
 
-_spec = importlib.util.spec_from_file_location(
-    "startup_memory_bar_data", Path(__file__).with_name("data.py")
-)
-DATA = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(DATA)
+DATA = load(Path(__file__).with_name("data.py"), "startup_memory_bar_data")
 LIMITS = DATA.LIMITS
 DEFAULTS = {  # the fence on the lesson page
     "gpu_memory_utilization": "0.92",
