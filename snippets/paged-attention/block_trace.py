@@ -6,7 +6,7 @@ default for Qwen2.5 (full blocks keep a hash and are freed to the queue's tail),
 replays steps 5 and 6 with it off.
 """
 
-from block_pool import BlockPool, blocks_for
+from block_pool import BLOCK_SIZE, BlockPool, blocks_for
 
 NUM_GPU_BLOCKS = 10  # block 0 is the null block: 9 blocks to hand out
 # (request, tokens it holds in total after the step); None: the request finished.
@@ -23,27 +23,45 @@ TRACE = [
 ]
 
 
-def run(trace=TRACE, num_gpu_blocks=NUM_GPU_BLOCKS, enable_caching=True):
-    """Replay a trace; yields (step, pool, what happened) after each step. Prefix
-    caching is on by default, as in vLLM."""
-    pool = BlockPool(num_gpu_blocks, enable_caching=enable_caching)
+def run(
+    trace=TRACE,
+    num_gpu_blocks=NUM_GPU_BLOCKS,
+    enable_caching=True,
+    block_size=BLOCK_SIZE,
+):
+    """Replay a trace; yields (step, pool, what happened) at the start (step 0) and
+    after each step, with the one pool. What happened is a dict: its kind (start, grew,
+    refused, finished), the request r, its tokens n, the blocks the step added or freed
+    (last block first), the blocks a refused step needed and those free. Prefix caching
+    is on by default, as in vLLM."""
+    pool = BlockPool(num_gpu_blocks, block_size, enable_caching)
+    yield 0, pool, {"kind": "start", "null": pool.null_block}
     for step, (request, tokens) in enumerate(trace, 1):
         if tokens is None:
+            freed = pool.block_table(request)[::-1]
             pool.free(request)
-            yield step, pool, f"{request} finishes"
+            yield step, pool, {"kind": "finished", "r": request, "blocks": freed}
             continue
         held = len(pool.block_table(request)) if request in pool.requests else 0
         added = pool.allocate(request, tokens)
         if added is None:  # too few free blocks: nothing changed
-            needed = f"{blocks_for(tokens) - held} more blocks for {tokens} tokens"
-            free = f"{pool.num_free_blocks} are free"
-            yield (
-                step,
-                pool,
-                f"{request} refused: request {request!r} needs {needed}, {free}",
-            )
+            needed = blocks_for(tokens, block_size) - held
+            free = pool.num_free_blocks
+            happened = {"kind": "refused", "needed": needed, "free": free}
         else:
-            yield step, pool, f"{request} holds {tokens} tokens: +{added}"
+            happened = {"kind": "grew", "blocks": added}
+        yield step, pool, happened | {"r": request, "n": tokens}
+
+
+def said(happened: dict) -> str:
+    """What happened, in words (the block table component says it in its labels.yml)."""
+    return {
+        "start": "start: block {null} is the null block",
+        "grew": "{r} holds {n} tokens: +{blocks}",
+        "refused": "{r} refused: request {r!r} needs {needed} more blocks for {n}"
+        " tokens, {free} are free",
+        "finished": "{r} finishes",
+    }[happened["kind"]].format(**happened)
 
 
 def encode(trace=TRACE) -> str:
@@ -62,16 +80,13 @@ def state(pool: BlockPool) -> list[str]:
 
 
 if __name__ == "__main__":
-    pool = BlockPool(NUM_GPU_BLOCKS, enable_caching=True)
     print("prefix caching on (enable_caching=True), vLLM's default")
-    print(f"0. start: block {pool.null_block} is the null block")
-    print("\n".join(state(pool)))
     for step, pool, happened in run():
-        print(f"{step}. {happened}")
+        print(f"{step}. {said(happened)}")
         print("\n".join(state(pool)))
     print(f"slot of D's token 99: {pool.slot('D', 99)}")
     print("the same steps 5 and 6 without prefix caching (enable_caching=False):")
     for step, pool, happened in run(enable_caching=False):
         if step in (5, 6):
-            print(f"{step}. {happened}")
+            print(f"{step}. {said(happened)}")
             print("\n".join(state(pool)))

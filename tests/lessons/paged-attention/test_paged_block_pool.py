@@ -5,13 +5,14 @@ test names, not from the simulator."""
 import pytest
 from block_picture import picture
 from block_pool import BLOCK_SIZE, BlockPool, blocks_for, slot_of
-from block_trace import TRACE, run
+from block_trace import TRACE, run, said
 
 from coursekit import ROOT
 
-# The worked trace with prefix caching off, step by step: (block tables, free queue head
-# first, blocks in use).
+# The worked trace with prefix caching off, from the start (step 0) step by step: (block
+# tables, free queue head first, blocks in use).
 EXPECTED_TRACE = [
+    ({}, [1, 2, 3, 4, 5, 6, 7, 8, 9], 0),  # block 0 is the null block
     ({"A": [1, 2]}, [3, 4, 5, 6, 7, 8, 9], 2),
     ({"A": [1, 2], "B": [3, 4, 5]}, [6, 7, 8, 9], 5),
     ({"A": [1, 2], "B": [3, 4, 5]}, [6, 7, 8, 9], 5),  # 32 tokens still fit 2 blocks
@@ -29,15 +30,16 @@ def tables(pool):
 
 
 def test_the_worked_trace_step_by_step():
-    # run() yields its one pool after each step: read it before the next.
+    # run() yields its one pool at the start and after each step: read it before the next.
     happened = []
     trace = run(enable_caching=False)
     for (step, pool, what), (expected, free, used) in zip(trace, EXPECTED_TRACE, strict=True):
         assert (tables(pool), pool.free_queue) == (expected, free), f"step {step}"
         assert pool.usage == 1.0 - (9 - used) / 9, f"step {step}"
         happened.append(what)
-    assert len(happened) == len(TRACE)
-    assert happened[6] == "D refused: request 'D' needs 7 more blocks for 100 tokens, 4 are free"
+    assert len(happened) == 1 + len(TRACE)
+    assert happened[7] == {"kind": "refused", "r": "D", "n": 100, "needed": 7, "free": 4}
+    assert said(happened[7]) == "D refused: request 'D' needs 7 more blocks for 100 tokens, 4 are free"
 
 
 def test_the_trace_with_prefix_caching_sends_full_blocks_to_the_tail():

@@ -1,12 +1,12 @@
-// The block table component: a view over block_pool.js, block_pool.py's JavaScript twin
-// (courseModules.block_pool), on which it replays the link's operations as block_pool.py
-// does (and so vLLM 0.26.0's BlockPool); tests/test_js_mirrors.py holds the twin to the
-// Python. parity.py says what the page must show for each link, and the tests check it in
-// Chromium.
+// The block table component: a view over courseModules.block_trace, block_trace.py's JavaScript
+// twin (on block_pool.js, block_pool.py's), whose run replays the link's operations as
+// block_trace.py does, and so vLLM 0.26.0's BlockPool (test_block_trace_twin.py and
+// test_js_mirrors.py hold the twins to the Python). parity.py says what the page must show for
+// each link, and the tests check it in Chromium.
 (() => {
   const { fill, element, whole, flag, fixed, share, fieldLabel, InvalidFields, fallbackNote, calm, compact, once } =
     courseKit;
-  const { BlockPool, blocks_for } = courseModules.block_pool;
+  const { run, encode } = courseModules.block_trace;
   // A request's name and its tokens (read by the kit's whole()) or free.
   const OP = /^([A-Z]):([^:]+)$/;
   const TOKENS = [0, 999999];
@@ -15,6 +15,9 @@
   // (a ValueError: a request that shrinks, or one that finishes twice).
   class BadLink extends Error {}
 
+  // What the settings' fields take; a request's tokens are TOKENS.
+  const LIMITS = { blocks: [2, 64], block_size: [1, 64] };
+
   // A whole number from least to most, as the kit reads numbers.
   function bounded(text, least, most) {
     const value = whole(text, [least, most]);
@@ -22,36 +25,22 @@
     return value;
   }
 
+  // The link's operations as a trace ([request, tokens], null: it finishes), run to the
+  // step: the pool then, what the step did and the operations refused on the way.
   function replay(state) {
-    const blocks = bounded(state.blocks, 2, 64);
-    const blockSize = bounded(state.block_size, 1, 64);
+    const blocks = bounded(state.blocks, ...LIMITS.blocks);
+    const blockSize = bounded(state.block_size, ...LIMITS.block_size);
     if (flag(state.caching) === null) throw new BadLink("caching");
-    const ops = (state.ops ? state.ops.split(",") : []).map((op) => {
+    const trace = (state.ops ? state.ops.split(",") : []).map((op) => {
       const [, request, tokens] = op.match(OP) ?? [];
-      if (tokens === "free") return { request, tokens };
-      if (!request || whole(tokens, TOKENS) === null) throw new BadLink("ops");
-      return { request, tokens: whole(tokens, TOKENS) };
+      if (!request || (tokens !== "free" && whole(tokens, TOKENS) === null)) throw new BadLink("ops");
+      return [request, tokens === "free" ? null : whole(tokens, TOKENS)];
     });
-    const step = state.step === null ? ops.length : bounded(state.step, 0, ops.length);
-    const pool = new BlockPool(blocks, blockSize, flag(state.caching));
-    const refused = [];
-    let happened = { kind: "start" };
-    for (const { request, tokens } of ops.slice(0, step)) {
-      if (tokens === "free") { // last block first (BlockPool.free)
-        happened = { kind: "finished", r: request, blocks: pool.block_table(request).reverse() };
-        pool.free(request);
-        continue;
-      }
-      const free = pool.num_free_blocks;
-      const needed = blocks_for(tokens, blockSize) - (pool.requests.includes(request) ? pool.block_table(request).length : 0);
-      const added = pool.allocate(request, tokens); // null: too few free blocks
-      if (added === null) refused.push(`${request}:${tokens}`);
-      happened = added === null
-        ? { kind: "refused", r: request, n: tokens, needed, free }
-        : { kind: "grew", r: request, n: tokens, blocks: added };
-    }
-    const written = ops.map(({ request, tokens }) => `${request}:${tokens}`);
-    return { pool, ops: written, refused, happened, step, total: ops.length };
+    const step = state.step === null ? trace.length : bounded(state.step, 0, trace.length);
+    const steps = [...run(trace.slice(0, step), blocks, flag(state.caching), blockSize)];
+    const [, pool, happened] = steps.at(-1); // run's one pool, after the step
+    const refused = steps.filter(([, , did]) => did.kind === "refused").map(([, , did]) => encode([[did.r, did.n]]));
+    return { pool, ops: trace.map((op) => encode([op])), refused, happened, step, total: trace.length };
   }
 
   // replay(state), or null for a link the page cannot replay.
@@ -64,11 +53,8 @@
     }
   }
 
-  // What the settings' fields take; a request's tokens are TOKENS.
-  const LIMITS = { blocks: [2, 64], block_size: [1, 64] };
   const NAMED = 4; // operations a note names before "…"
   const listed = (ops) => ops.slice(0, NAMED).join(", ") + (ops.length > NAMED ? ", …" : "");
-  const grouped = (n) => n.toLocaleString("en-US");
 
   function setup(root) {
     compact(root);
@@ -97,14 +83,9 @@
       else fallback.push(name);
     }
     const showFallback = fallbackNote(root, JSON.parse(root.dataset.messages), LIMITS, "");
-    let current = null;
-    let undo = null; // the state before a reader's operation dropped the steps after it
+    let current = null, undo = null; // undo: the state before an operation dropped the steps after it
 
-    const button = (label, onClick) => {
-      const made = element("button", label, { type: "button" });
-      made.onclick = onClick;
-      return made;
-    };
+    const button = (label, onClick) => Object.assign(element("button", label, { type: "button" }), { onclick: onClick });
 
     function show(result) {
       const { pool, ops, refused, happened, step, total } = result;
@@ -115,12 +96,10 @@
       later.hidden = step === total;
       later.textContent = step === total ? "" : fill(text.later, {
         step, total, count: total - step, ops: listed(ops.slice(step)) });
-
       const body = root.querySelector(".bt-requests tbody");
       body.replaceChildren();
       const owner = new Map([[pool.null_block, "null"]]);
-      const hashed = pool.hashed;
-      const free = pool.free_queue;
+      const { hashed, free_queue: free } = pool;
       for (const request of pool.requests.sort()) {
         const table = pool.block_table(request);
         const held = pool.num_tokens(request);
@@ -136,7 +115,6 @@
                    actions);
         body.append(row);
       }
-
       const grid = root.querySelector(".bt-pool");
       grid.replaceChildren();
       for (let block = 0; block < pool.num_gpu_blocks; block += 1) {
@@ -162,9 +140,7 @@
       settings.elements.blocks.value = state.blocks;
       settings.elements.block_size.value = state.block_size;
       settings.elements.caching.checked = state.caching === "1";
-      for (const input of [settings.elements.blocks, settings.elements.block_size]) {
-        invalid.mark(input, null);
-      }
+      for (const input of [settings.elements.blocks, settings.elements.block_size]) invalid.mark(input, null);
     }
 
     // Replay the state; what the link holds goes into it as the page reads it (１２ is 12).
@@ -196,8 +172,7 @@
       if (!current) return;
       const before = { ...state };
       const { ops, step } = current;
-      state.ops = ops.slice(0, step).concat(op).join(",");
-      state.step = null;
+      Object.assign(state, { ops: ops.slice(0, step).concat(op).join(","), step: null });
       update(true, step < ops.length ? { ops: ops.slice(step), step } : null);
       if (step < ops.length) undo = before;
     }
@@ -212,8 +187,7 @@
       const go = event.target.closest("button")?.dataset.go;
       if (!go) return;
       if (go === "reset" || go === "clear") {
-        Object.assign(state, { blocks: root.dataset.blocks, block_size: root.dataset.blockSize, caching: "0",
-                               ops: go === "reset" ? root.dataset.ops : "", step: null });
+        Object.assign(state, defaults, { ops: go === "reset" ? defaults.ops : "" });
         fillForm();
       } else if (current) {
         const moves = { first: 0, prev: current.step - 1, next: current.step + 1, last: current.total };
@@ -240,12 +214,10 @@
       message: (input, kept) => {
         const [least, most] = LIMITS[input.name];
         const value = whole(input.value, LIMITS[input.name]);
-        return fill(value === null ? text.invalid : text.invalid_replay, { label: fieldLabel(input), least, most,
-                                                                          value, kept });
+        return fill(value === null ? text.invalid : text.invalid_replay, { label: fieldLabel(input), least, most, value, kept });
       },
     });
-    settings.addEventListener("input", (event) => {
-      if (event.target.name !== "caching") return;
+    settings.elements.caching.addEventListener("input", (event) => {
       state.caching = event.target.checked ? "1" : "0";
       update(true);
     });
@@ -256,7 +228,7 @@
     const readTokens = () => {
       const tokens = whole(tokensField.value, [1, TOKENS[1]]);
       invalid.later(tokensField, tokens !== null ? null : fill(text.invalid_tokens, {
-        label: fieldLabel(tokensField), least: 1, most: grouped(TOKENS[1]) }));
+        label: fieldLabel(tokensField), least: 1, most: TOKENS[1].toLocaleString("en-US") }));
       return tokens;
     };
     tokensField.addEventListener("input", readTokens);
@@ -274,6 +246,5 @@
     fillForm();
   }
 
-  document$.subscribe(() =>
-    document.querySelectorAll('[data-component="block-table"]').forEach(once(setup)));
+  document$.subscribe(() => document.querySelectorAll('[data-component="block-table"]').forEach(once(setup)));
 })();
