@@ -131,12 +131,27 @@ def _snippet_claims(path: Path, where: str) -> list[Claim]:
         found += [Claim(where.format(number), "env", name) for name in ENV.findall(line)]
     if path.suffix == ".py":
         found += _python_claims(text, lines, where)
-    elif path.suffix == ".sh" and "vllm serve" in text:
+    elif path.suffix == ".sh":
         found += [Claim(where.format(number), "flag", flag)
-                  for number, line in enumerate(lines, 1) for flag in FLAG.findall(line)]
+                  for number, line in _serve_lines(lines) for flag in FLAG.findall(line)]
     elif path.suffix == ".log":
         found += [Claim(where.format(number), "log", line.strip())
                   for number, line in enumerate(lines, 1) if line.strip()]
+    return found
+
+
+SERVE_COMMAND = re.compile(r"[ \t]*(?:\w+=\S*[ \t]+)*vllm serve ")  # after VAR=value words
+
+
+def _serve_lines(lines: list[str]) -> list[tuple[int, str]]:
+    """(number, line) of a script's `vllm serve` commands, with their continuation lines; not
+    the other commands (`python check_gpu.py --installed`, `pkill -f "vllm serve"`)."""
+    found, inside = [], False
+    for number, line in enumerate(lines, 1):
+        inside = inside or SERVE_COMMAND.match(line) is not None
+        if inside:
+            found.append((number, line))
+            inside = line.rstrip().endswith("\\")
     return found
 
 
