@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from coursekit import ROOT
+from coursekit.lab_notebooks import STEPS, file_name
 from coursekit.pages import gpu_blocks, lessons_in_nav
 from coursekit.vllm_source import CONFORMANCE_PYTHON
 
@@ -314,6 +315,8 @@ README_TEXT = {
         "data": "`{module}` 读取的数据", "imported": "从《{title}》导入",
         "sep": "；",
         "note": "“作用”一栏取自各文件开头的文档字符串（代码只有一份，说明用英文写）。",
+        "notebook": ("本课的 GPU 实验也是 Jupyter 笔记本：`{zh}`（中文）和 `{en}`（英文）。在 GPU 机器的"
+                     " JupyterLab 里打开其中一个，按顺序运行；它的实验单元格就是 `{steps}` 的各步。"),
     },
     "en": {
         "heading": "English",
@@ -333,6 +336,9 @@ README_TEXT = {
         "data": "data that `{module}` reads", "imported": "imported from “{title}”",
         "sep": "; ",
         "note": "“What it does” is each file's docstring (the code is written once, in English).",
+        "notebook": ("The lesson's GPU lab is also a Jupyter notebook: `{zh}` (Chinese) and `{en}`"
+                     " (English). Open one in JupyterLab on the GPU machine and run it in order; its"
+                     " lab cells are the steps of `{steps}`."),
     },
 }
 
@@ -416,6 +422,9 @@ def readme(folder: Path, pages: dict[str, tuple[str, str]], root: Path = ROOT,
                   text["python"].format(python=PYTHON), ""]
         if first:
             lines += [text["first"].format(name=first), ""]
+        if (folder / STEPS).is_file():
+            lines += [text["notebook"].format(steps=STEPS, **{lang: file_name(slug, lang)
+                                                              for lang in README_TEXT}), ""]
         lines += [text["table"], "|---|---|---|---|"]
         for name in names:
             path = files[name]

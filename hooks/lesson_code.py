@@ -7,7 +7,7 @@
 on docs/lessons/<slug>.<lang>.md (hooks/fences.py finds it) becomes a box with a link to
 snippets/<slug>/ as one zip (with the modules it imports from earlier lessons, coursekit/code.py),
 naming those lessons. The zips are written with the site, each with a README.md in both
-languages (coursekit.code.readme).
+languages (coursekit.code.readme) and the lab notebooks in both (coursekit/lab_notebooks.py).
 (An empty fence would confuse pytest-examples' fence matching.)
 
 Labels come from `extra.lesson_code` of the language being built (mkdocs.yml)."""
@@ -16,10 +16,12 @@ import re
 import zipfile
 from pathlib import Path
 
+import nbformat
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 from coursekit.code import borrowed, bundle, readme
+from coursekit.lab_notebooks import STEPS, file_name, lab_notebooks
 
 BODY = re.compile(r"snippets: *(?P<slug>[\w-]+)[ \t]*\n")
 
@@ -60,6 +62,12 @@ def box(root, folder, config, page, language) -> str:
     href = get_relative_url(archive_url(slug), page.url)
     lines = [f'!!! example "{labels["title"]}"', "",
              f'    {labels["download"]} <a href="{href}" download>{slug}.zip</a>']
+    if (folder / STEPS).is_file():
+        # The lab notebook's page is the lesson page's sibling, in each language (hooks/notebooks.py).
+        name = file_name(slug, language)
+        lines += ["", "    " + labels["notebook"].format(
+            download=f'<a href="../{slug}-lab/{name}" download>{name}</a>',
+            view=f'<a href="../{slug}-lab/">{labels["view"]}</a>')]
     for other, modules in borrowed(folder, root).items():
         names = labels["separator"].join(f"`{name}`" for name in modules)
         title = _lesson_title(Path(config.docs_dir), other, language)
@@ -70,6 +78,7 @@ def box(root, folder, config, page, language) -> str:
 
 def on_post_build(config):
     root = Path(config.config_file_path).parent
+    notebooks = lab_notebooks(config, root)
     for page in sorted((root / "docs" / "lessons").glob("*.md")):
         slug = page.name.split(".")[0]
         folder = root / "snippets" / slug
@@ -83,9 +92,14 @@ def on_post_build(config):
                 info = zipfile.ZipInfo(f"{slug}/{name}", date_time=(2020, 1, 1, 0, 0, 0))
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, source.read_bytes())
-            info = zipfile.ZipInfo(f"{slug}/README.md", date_time=(2020, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, _readme(root, folder, config).encode("utf-8"))
+            written = {name: nbformat.writes(book).encode("utf-8")
+                       for (lesson, language), book in notebooks.items() if lesson == slug
+                       for name in [file_name(slug, language)]}
+            written["README.md"] = _readme(root, folder, config).encode("utf-8")
+            for name, data in written.items():
+                info = zipfile.ZipInfo(f"{slug}/{name}", date_time=(2020, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(info, data)
 
 
 def _readme(root: Path, folder: Path, config) -> str:

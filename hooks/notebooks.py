@@ -11,15 +11,26 @@ language (its language switcher then goes to the home page) and left them out of
 both are given back here. nbconvert's heading ids drop Chinese (empty or clashing ids) and
 end in its own "¶" link, which search indexed as part of the title: headings get the ids and
 permalinks of the Markdown pages.
+
+Each lesson with a GPU lab also gets its lab as a notebook in each language, written at every
+build from the lesson's files (coursekit/lab_notebooks.py) into a folder of this process, and
+made a page here as the notebooks of docs/ are: lessons/<slug>-lab/.
 """
 
 import html
 import re
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
+import nbformat
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
+
+from coursekit.lab_notebooks import STEPS, file_name, lab_notebooks
+
+_generated = Path(tempfile.mkdtemp(prefix="lab-notebooks-"))
 
 
 def _as_page(file, config):
@@ -43,8 +54,8 @@ def _alternates(page, file, i18n, config) -> dict:
     path = page.url.removeprefix(prefix(here))
     alternates = {here: page}
     for language in i18n.build_languages:
-        source = Path(config.docs_dir) / file.src_uri.replace(f".{file.locale}.ipynb",
-                                                              f".{language}.ipynb")
+        source = Path(file.abs_src_path).with_name(
+            Path(file.src_uri).name.replace(f".{file.locale}.ipynb", f".{language}.ipynb"))
         if language != here and source.is_file():
             alternates[language] = SimpleNamespace(url=prefix(language) + path, page=None)
     return alternates
@@ -63,7 +74,41 @@ def on_files(files, config):
                 # The pages sitemap.xml lists, taken before the notebooks were pages.
                 i18n.i18n_files_per_language[i18n.current_language].append(page)
             files.append(page)
+    for file in lab_notebook_files(config, i18n):
+        page = _as_page(file, config)
+        if i18n is not None:
+            page.alternates = _alternates(page, file, i18n, config)
+            i18n.i18n_files_per_language[i18n.current_language].append(page)
+        files.append(page)
     return files
+
+
+def lab_notebook_files(config, i18n) -> list[File]:
+    """The lab notebooks of the language being built, written with their other languages
+    (for the language switcher) to this process's folder."""
+    here = i18n.current_language if i18n is not None else config.theme.get("language", "en")
+    default = i18n.default_language if i18n is not None else here
+    try:
+        books = lab_notebooks(config, Path(config.config_file_path).parent)
+    except ValueError as error:
+        raise PluginError(str(error)) from None
+    made = []
+    (_generated / "lessons").mkdir(exist_ok=True)
+    for (slug, language), book in books.items():
+        nbformat.write(book, _generated / "lessons" / file_name(slug, language))
+        if language != here:
+            continue
+        file = File(f"lessons/{file_name(slug, here)}", str(_generated), config.site_dir,
+                    config.use_directory_urls)
+        # "Edit this page" opens what the lab's cells come from.
+        file.edit_uri = f"../snippets/{slug}/{STEPS}"
+        prefix = "" if here == default else f"{here}/"
+        file.url = f"{prefix}lessons/{slug}-lab/"
+        file.dest_uri = f"{prefix}lessons/{slug}-lab/index.html"
+        file.abs_dest_path = str(Path(config.site_dir) / file.dest_uri)
+        file.locale = file.locale_alternate_of = here
+        made.append(file)
+    return made
 
 
 NB_HEADING = re.compile(r'<h([1-6]) id="[^"]*">(.*?)<a class="anchor-link" href="#[^"]*">¶</a>'

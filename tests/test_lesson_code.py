@@ -7,6 +7,7 @@ import subprocess
 import sys
 import zipfile
 
+import nbformat
 import pytest
 
 from coursekit import ROOT
@@ -26,8 +27,11 @@ from coursekit.code import (
     run_as_reader,
 )
 from coursekit.gpu_labs import gpu_blocks
-from coursekit.pages import pages, python_blocks
+from coursekit.lab_notebooks import file_name, lab_notebooks
+from coursekit.pages import mkdocs_config, pages, python_blocks
 from coursekit.vllm_source import CONFORMANCE_PYTHON
+
+LAB_NOTEBOOKS = lab_notebooks(mkdocs_config(ROOT))
 
 
 def write(root, files: dict[str, str]):
@@ -88,6 +92,10 @@ def test_downloaded_code_is_what_the_snippet_tests_run(site, slug):
     with zipfile.ZipFile(site / "assets" / "code" / f"{slug}.zip") as archive:
         held = {name.removeprefix(f"{slug}/"): archive.read(name) for name in archive.namelist()}
     assert held.pop("README.md", None), f"{slug}.zip has no README.md"
+    for (lesson, language), book in LAB_NOTEBOOKS.items():
+        if lesson == slug:
+            notebook = held.pop(file_name(slug, language), b"").decode("utf-8")
+            assert notebook == nbformat.writes(book), f"{slug}.zip: its {language} lab notebook"
     assert held == {name: source.read_bytes()
                     for name, source in bundle(ROOT / "snippets" / slug).items()}, slug
     blocks = [block for page in pages() if page.name == f"lessons/{slug}"
@@ -137,7 +145,9 @@ def test_the_archive_explains_itself_in_both_languages(site, slug):
         text = archive.read(f"{slug}/README.md").decode("utf-8")
     zh, en = text.split("\n## 中文\n")[1].split("\n## English\n")
     files = bundle(ROOT / "snippets" / slug)
-    assert sorted(names) == sorted([*files, "README.md"])
+    notebooks = [file_name(slug, language) for lesson, language in LAB_NOTEBOOKS if lesson == slug]
+    assert sorted(names) == sorted([*files, "README.md", *notebooks])
+    assert all(f"`{name}`" in zh and f"`{name}`" in en for name in notebooks), slug
     first = re.search(r"先运行：`python3 (\S+\.py)`", zh)[1]
     assert f"Run first: `python3 {first}`" in en
     assert first in files and needs_only_stdlib(files[first])
