@@ -262,6 +262,48 @@ class Lab:
             finally:
                 _stop(process)
 
+    def run_notebook(self, book, timeout: float = START_TIMEOUT) -> list[str]:
+        """Run a lab notebook (coursekit/lab_notebooks.py) cell by cell, as Jupyter would in the
+        reader's folder: a `%%bash` cell with bash, `%run FILE` with this Python. Not the set-up
+        cell (`%pip install vllm==<pin>`): the job has installed the pin already. Servers a cell
+        starts keep running until a later cell stops them, or the notebook ends. Returns what
+        each cell printed; a cell that fails fails the run, with its log."""
+        printed, started = [], []
+        with self._workdir() as work:
+            try:
+                for number, cell in enumerate(book.cells):
+                    if cell.cell_type != "code" or cell.source.startswith("%pip install "):
+                        continue
+                    script = None
+                    if cell.source.startswith("%%bash\n"):
+                        # On bash's stdin, as IPython's %%bash hands it: in `bash -c SCRIPT`,
+                        # the step's `pkill -f "vllm serve"` would match the step itself.
+                        command, script = ["bash"], cell.source.removeprefix("%%bash\n")
+                    elif cell.source.startswith("%run "):
+                        command = [sys.executable, *shlex.split(cell.source.removeprefix("%run "))]
+                    else:
+                        raise ValueError(f"cell {number}: neither %%bash nor %run: {cell.source[:60]!r}")
+                    log_path = self.log_path(f"{self.folder.name}-lab notebook cell {number}")
+                    with open(log_path, "w", encoding="utf-8") as log:
+                        process = subprocess.Popen(command, cwd=work, env=self._env(), stdout=log,
+                                                   stderr=subprocess.STDOUT, text=True,
+                                                   stdin=subprocess.PIPE, start_new_session=True)
+                        started.append(process)
+                        process.stdin.write(script or "")
+                        process.stdin.close()
+                        try:
+                            returncode = process.wait(timeout=timeout)
+                        except subprocess.TimeoutExpired:
+                            raise AssertionError(f"cell {number} did not finish in {timeout:g} s;"
+                                                 f" its log: {log_path}\n{_tail(log_path)}") from None
+                    assert returncode == 0, (f"cell {number} failed (exit {returncode}); its log:"
+                                             f" {log_path}\n{_tail(log_path)}")
+                    printed.append(log_path.read_text("utf-8", "replace"))
+            finally:
+                for process in reversed(started):
+                    _stop(process)
+        return printed
+
     def report(self, title: str, rows: dict[str, object]) -> None:
         """Figures for the job summary (GitHub's step summary when the job runs there). In a
         dry run every line says so: its figures come from the stand-in, not from a GPU."""

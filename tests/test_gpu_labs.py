@@ -11,7 +11,9 @@ $GITHUB_STEP_SUMMARY when that is set.
 
 import importlib.util
 import os
+import re
 import shutil
+import socket
 import subprocess
 import textwrap
 from pathlib import Path
@@ -20,6 +22,7 @@ import pytest
 
 from coursekit import ROOT
 from coursekit.gpu_labs import (
+    START_TIMEOUT,
     GpuBlock,
     Lab,
     check_function,
@@ -29,6 +32,8 @@ from coursekit.gpu_labs import (
     lab_for,
     run_check,
 )
+from coursekit.lab_notebooks import STEPS, lab_notebooks
+from coursekit.pages import mkdocs_config
 
 # -- the contract, offline -------------------------------------------------------------------
 
@@ -158,6 +163,34 @@ def test_gpu_lab(block, tmp_path):
         pytest.skip(f"{block}: {reason}")
     # Fails too when the check never ran the block's own file.
     run_check(block, lab_for(block, ROOT, None if os.environ.get("GPU_LAB_LOG_DIR") else tmp_path))
+
+
+LAB_NOTEBOOKS = lab_notebooks(mkdocs_config(ROOT))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("slug", sorted({slug for slug, _ in LAB_NOTEBOOKS}),
+                         ids=lambda slug: f"{slug}-lab notebook (dry run)" if dry_run() else f"{slug}-lab notebook")
+def test_lab_notebook(slug, tmp_path):
+    """The lab notebook a reader runs on a rented GPU runs from top to bottom, and its offline
+    cells print on the GPU machine what the page shows. Its steps use the ports a reader's
+    machine has free, so they must be free here."""
+    reason = no_gpu_lab_here()
+    if reason:
+        pytest.skip(f"{slug}-lab notebook: {reason}")
+    script = (ROOT / "snippets" / slug / STEPS).read_text("utf-8")
+    for port in sorted(set(re.findall(r"http://127\.0\.0\.1:(\d+)", script))):
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", int(port))) != 0, (
+                f"port {port}, which {slug}'s {STEPS} serves on, is taken on this machine")
+    book = LAB_NOTEBOOKS[slug, "en"]
+    log_dir = Path(os.environ.get("GPU_LAB_LOG_DIR") or tmp_path) / slug
+    # A stand-in serves in a second: a dry run's step that waits longer waits for nothing.
+    timeout = 120 if dry_run() else START_TIMEOUT
+    printed = Lab(ROOT / "snippets" / slug, log_dir).run_notebook(book, timeout)
+    shown = [cell.outputs[0].text for cell in book.cells
+             if cell.cell_type == "code" and cell.source.startswith("%run ")]
+    assert [text for text in printed if text in shown] == shown, f"{slug}: a %run cell printed something else"
 
 
 # -- the Lab harness, offline, with stand-ins for vLLM ----------------------------------------

@@ -1,17 +1,21 @@
-"""`vllm serve MODEL --flags...` of the stand-in: the engine's start-up (stand_in.py) with the
-server's defaults, then the OpenAI API (stand_in_server.py). Like vLLM's own argument parser, it
-refuses a flag it does not know."""
+"""`vllm serve MODEL --flags...` of the stand-in (and `vllm bench startup`, below): the engine's
+start-up (stand_in.py) with the server's defaults, then the OpenAI API (stand_in_server.py).
+Like vLLM's own argument parser, it refuses a flag it does not know."""
 
 import argparse
+import json
 import os
 import sys
 
 from vllm import stand_in, stand_in_server
 
 
-def parser() -> argparse.ArgumentParser:
-    serve = argparse.ArgumentParser(prog="vllm serve")
-    serve.add_argument("model")
+def parser(prog: str = "vllm serve") -> argparse.ArgumentParser:
+    serve = argparse.ArgumentParser(prog=prog)
+    if prog == "vllm serve":
+        serve.add_argument("model")
+    else:  # the engine's own flags take the model as --model (vllm bench startup)
+        serve.add_argument("--model", required=True)
     serve.add_argument("--host", default="0.0.0.0")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--max-model-len", type=int)
@@ -47,9 +51,11 @@ def main(argv=None) -> None:
         from vllm import stand_in_bench
 
         return stand_in_bench.main(argv[2:])
+    if argv[:2] == ["bench", "startup"]:
+        return bench_startup(argv[2:])
     if argv[:1] != ["serve"]:
-        sys.exit(f"vllm (stand-in): only `vllm serve` and `vllm bench serve` are modelled,"
-                 f" not {argv[:1]}")
+        sys.exit(f"vllm (stand-in): only `vllm serve`, `vllm bench serve` and `vllm bench startup`"
+                 f" are modelled, not {argv[:1]}")
     args = vars(parser().parse_args(argv[1:]))
     host, port, model = args.pop("host"), args.pop("port"), args.pop("model")
     details = args.pop("enable_prompt_tokens_details")
@@ -78,3 +84,18 @@ def main(argv=None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def bench_startup(argv) -> None:
+    """`vllm bench startup` (vllm/benchmarks/startup.py: add_cli_args, main): its own flags and
+    the engine's, refused if unknown; no engine starts here, so it times nothing and says so."""
+    bench = parser("vllm bench startup")
+    for phase, default in (("cold", 3), ("warmup", 1), ("warm", 3)):
+        bench.add_argument(f"--num-iters-{phase}", type=int, default=default)
+    bench.add_argument("--output-json")
+    args = bench.parse_args(argv)
+    print(f"stand-in: {args.num_iters_cold} cold, {args.num_iters_warmup} warm-up and"
+          f" {args.num_iters_warm} warm starts of {args.model} counted, none timed (dry run)")
+    if args.output_json:
+        with open(args.output_json, "w", encoding="utf-8") as out:
+            json.dump({"dry_run": True}, out)
