@@ -204,6 +204,9 @@ def lighthouse(site: Path, runs: int) -> list[str]:
     if binary is None:
         return ["lighthouse: not installed; npm install --no-save lighthouse@13.5.0"
                 " (or LIGHTHOUSE=/path/to/lighthouse) for its scores"]
+    if not DESKTOP_CHROMIUM.is_file():
+        return [f"lighthouse: no browser at {DESKTOP_CHROMIUM}; apt-get install chromium, or"
+                " CHROMIUM=/path/to/chromium (Debian's chromium-headless-shell works too)"]
     lines = []
     prefix = urlsplit(mkdocs_config(ROOT).site_url or "/").path
     with serve(site, compress=True, prefix=prefix) as base:
