@@ -283,7 +283,7 @@ class Lab:
                         command = [sys.executable, *shlex.split(cell.source.removeprefix("%run "))]
                     else:
                         raise ValueError(f"cell {number}: neither %%bash nor %run: {cell.source[:60]!r}")
-                    log_path = self.log_path(f"{self.folder.name}-lab notebook cell {number}")
+                    log_path = self.log_path(f"cell {number}")
                     with open(log_path, "w", encoding="utf-8") as log:
                         process = subprocess.Popen(command, cwd=work, env=self._env(), stdout=log,
                                                    stderr=subprocess.STDOUT, text=True,

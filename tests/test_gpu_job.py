@@ -86,6 +86,9 @@ def test_the_dry_run_passes_without_npm_and_says_it_is_one(repo, tmp_path):
             and "stand-in" not in line] == []
     assert sorted(path.name for path in (tmp_path / "logs/kv-cache").iterdir()) == [
         "check_gpu.py.log", "kv_cache_memory_bytes.log", "serve_kv.py.log", "serve_kv.sh.log"]
+    # The lab notebook's cells, each with its log (the set-up cell is not run: cell 2).
+    cells = sorted((tmp_path / "logs/kv-cache-lab-notebook").iterdir())
+    assert cells and "cell 2.log" not in [path.name for path in cells]
 
 
 def test_defect_1_vllm_not_on_path_fails_the_dry_run(repo, tmp_path):

@@ -184,7 +184,7 @@ def test_lab_notebook(slug, tmp_path):
             assert probe.connect_ex(("127.0.0.1", int(port))) != 0, (
                 f"port {port}, which {slug}'s {STEPS} serves on, is taken on this machine")
     book = LAB_NOTEBOOKS[slug, "en"]
-    log_dir = Path(os.environ.get("GPU_LAB_LOG_DIR") or tmp_path) / slug
+    log_dir = Path(os.environ.get("GPU_LAB_LOG_DIR") or tmp_path) / f"{slug}-lab-notebook"
     # A stand-in serves in a second: a dry run's step that waits longer waits for nothing.
     timeout = 120 if dry_run() else START_TIMEOUT
     printed = Lab(ROOT / "snippets" / slug, log_dir).run_notebook(book, timeout)
