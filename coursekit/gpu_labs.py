@@ -215,11 +215,7 @@ class Lab:
             process = subprocess.Popen(command, cwd=work, env=self._env(), stdout=out,
                                        stderr=log, text=True, start_new_session=True)
             try:
-                returncode = process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                raise AssertionError(
-                    f"{name} did not finish in {timeout:g} s; its log: {log_path}\n"
-                    f"{_tail(log_path)}") from None
+                returncode = _finished(process, name, log_path, timeout)
             finally:
                 _stop(process)
             out.seek(0)
@@ -291,11 +287,7 @@ class Lab:
                         started.append(process)
                         process.stdin.write(script or "")
                         process.stdin.close()
-                        try:
-                            returncode = process.wait(timeout=timeout)
-                        except subprocess.TimeoutExpired:
-                            raise AssertionError(f"cell {number} did not finish in {timeout:g} s;"
-                                                 f" its log: {log_path}\n{_tail(log_path)}") from None
+                        returncode = _finished(process, f"cell {number}", log_path, timeout)
                     assert returncode == 0, (f"cell {number} failed (exit {returncode}); its log:"
                                              f" {log_path}\n{_tail(log_path)}")
                     printed.append(log_path.read_text("utf-8", "replace"))
@@ -335,6 +327,15 @@ def _answers(url: str) -> bool:
             return True
     except OSError:
         return False
+
+
+def _finished(process: subprocess.Popen, name: str, log_path: Path, timeout: float) -> int:
+    """The process's exit code once it ends; one that runs past timeout fails, with its log."""
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"{name} did not finish in {timeout:g} s; its log: {log_path}\n"
+                             f"{_tail(log_path)}") from None
 
 
 def _tail(log: Path, chars: int = 3000) -> str:

@@ -21,7 +21,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 from coursekit.code import borrowed, bundle, readme
-from coursekit.lab_notebooks import STEPS, file_name, lab_notebooks
+from coursekit.lab_notebooks import STEPS, file_name, lab_notebooks, language_extras
 
 BODY = re.compile(r"snippets: *(?P<slug>[\w-]+)[ \t]*\n")
 
@@ -104,7 +104,7 @@ def on_post_build(config):
 
 def _readme(root: Path, folder: Path, config) -> str:
     """The zip's README.md, in each language the lesson page is written in."""
-    docs, languages = Path(config.docs_dir), _languages(config)
+    docs, languages = Path(config.docs_dir), list(language_extras(config))
     pages = {}
     for language in languages:
         page = docs / "lessons" / f"{folder.name}.{language}.md"
@@ -116,9 +116,3 @@ def _readme(root: Path, folder: Path, config) -> str:
               for other in borrowed(folder, root)}
     return readme(folder, pages, root, titles)
 
-
-def _languages(config) -> list[str]:
-    i18n = config.plugins.get("i18n")
-    if i18n is None:
-        return [config.theme.get("language", "en")]
-    return [language.locale for language in i18n.config.languages if language.build]
