@@ -73,7 +73,6 @@
     }
   });
 
-  // Once Material has set up the page (document$ is Material's page stream):
   function afterMaterial() {
     // Its code blocks' button bars are <nav> elements: twenty unnamed navigation landmarks
     // on a lesson, which a screen reader lists among the page's regions. Their buttons stay.
@@ -90,15 +89,15 @@
       }
     });
   }
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(function () { setTimeout(afterMaterial); });
-  }
-  // Widths change once the fonts (KaTeX's among them) have come.
+  // Material sets the page up before the load event. Widths change once the fonts (KaTeX's
+  // among them) have come, and when the window is resized. document.fonts.ready is not used:
+  // asking for it while the page loads makes the browser style the whole page once more.
   window.addEventListener("load", afterMaterial);
-  if (document.fonts) document.fonts.ready.then(afterMaterial);
-  var resizing;
-  window.addEventListener("resize", function () {
-    clearTimeout(resizing);
-    resizing = setTimeout(afterMaterial, 200);
-  });
+  var pending;
+  function soon() {
+    clearTimeout(pending);
+    pending = setTimeout(afterMaterial, 200);
+  }
+  if (document.fonts && document.fonts.addEventListener) document.fonts.addEventListener("loadingdone", soon);
+  window.addEventListener("resize", soon);
 })();
