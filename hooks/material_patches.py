@@ -78,6 +78,23 @@ JOIN = "the worker joins a query's words without a '*' of their own"
 # search icon, the `/`, `s` or `f` keys, or a `?q=` link, all of which open it), the highlighter
 # for a page opened with `?h=`. Nothing else waits on the index.
 BUNDLE = "assets/javascripts/bundle.*.min.js"
+# The page's colour scheme without a <meta name="color-scheme">. Material's palette adds one to
+# the head and sets it to the scheme on every change of palette, the first as a page loads
+# (components/palette/index.ts): each change of that meta has Chromium style the whole page
+# again, twice per load, a quarter of what Material's scripts cost a lesson on a phone. The
+# viewport's scrollbar takes the scheme from docs/stylesheets/course.css instead (:root follows
+# <body data-md-color-scheme>); the meta's element is a plain object here, which Material sets
+# and nothing reads.
+COLOR_SCHEME_META = 'let o=x("meta",{name:"color-scheme"});document.head.appendChild(o);'
+# Material's palette marks the body data-md-color-switching (no transitions under it) on every
+# change of palette, the first as a page loads, when the page usually keeps its colours: the
+# mark and its removal have Chromium style the whole page twice. It is set here only when the
+# scheme, primary or accent colour changes (a reader's toggle; a dark system's first visit).
+SWITCHING_ALWAYS = ('if(document.body.setAttribute("data-md-color-switching",""),'
+                    's.color.media==="(prefers-color-scheme)")')
+AUTOMATIC_RESOLVED = 's.color.accent=c.getAttribute("data-md-color-accent")}for(let[a,c]of'
+SWITCHING_ON_CHANGE = ('["scheme","primary","accent"].some(a=>document.body.getAttribute(`data-md-color-${a}`)'
+                       '!==s.color[a])&&document.body.setAttribute("data-md-color-switching","");')
 ASSETS = [
     Patch(WORKER, "for(let o=s+1;o<t.length;o++)t.slice(s,o)in e",
           "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e", SEGMENTER),
@@ -95,6 +112,13 @@ ASSETS = [
     Patch(BUNDLE, 'z([t,r.pipe(Q(we()),g(o=>!!o.searchParams.get("h")))])',
           'r.pipe(Q(we()),g(o=>!!o.searchParams.get("h")),b(o=>t.pipe(m(n=>[n,o]))))',
           "the highlighter waits for the index only on a page opened with ?h="),
+    Patch(BUNDLE, COLOR_SCHEME_META, "let o={};",
+          "the page's colour scheme comes from the stylesheet, not a <meta> the palette sets"),
+    Patch(BUNDLE, SWITCHING_ALWAYS, 'if(s.color.media==="(prefers-color-scheme)")',
+          "the palette marks the body as switching only when its colours change"),
+    Patch(BUNDLE, AUTOMATIC_RESOLVED,
+          AUTOMATIC_RESOLVED.replace("}for(", "}" + SWITCHING_ON_CHANGE + "for("),
+          "the palette marks the body as switching only when its colours change"),
 ]
 
 HERE = "hooks/material_patches.py"

@@ -95,3 +95,49 @@ def test_material_javascript_without_the_patched_code_fails_the_build(patch, tmp
     path.write_text(path.read_text("utf-8").replace(patch.wrong, patch.wrong[:-1] + " )"), "utf-8")
     with pytest.raises(PluginError, match=re.escape(patch.why)):
         patches.patch_assets(tmp_path)
+
+
+# The viewport's colour scheme, and the <meta name="color-scheme"> elements of the page.
+VIEWPORT_SCHEME = """() => [getComputedStyle(document.documentElement).colorScheme,
+  document.querySelectorAll('meta[name="color-scheme"]').length]"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_viewport_follows_the_scheme_without_materials_meta(tabs, site_url, scheme):
+    tab = tabs(width=390, scheme=scheme)
+    tab.goto(f"{site_url}/lessons/kv-cache/", wait_until="load")
+    assert tab.evaluate(VIEWPORT_SCHEME) == ["dark" if scheme == "dark" else "normal", 0]
+    # The reader's toggle (automatic -> light -> dark) moves the viewport with the page.
+    for _ in range(2):
+        tab.locator("form[data-md-component=palette] label:not([hidden])").first.click()
+    material = tab.evaluate("document.body.dataset.mdColorScheme")
+    assert material == "slate"
+    assert tab.evaluate(VIEWPORT_SCHEME) == ["dark", 0]
+
+
+# Every time the body is marked data-md-color-switching, from the page's first script on.
+RECORD_SWITCHING = """window.switching = 0;
+new MutationObserver((changes) => {
+  window.switching += changes.filter((change) => document.body.hasAttribute(change.attributeName)).length;
+}).observe(document, {subtree: true, attributeFilter: ['data-md-color-switching']});"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_palette_marks_a_switch_only_when_the_colours_change(tabs, site_url, scheme):
+    tab = tabs(width=390, scheme=scheme)
+    tab.add_init_script(RECORD_SWITCHING)
+    tab.goto(f"{site_url}/lessons/kv-cache/", wait_until="load")
+    tab.wait_for_function("!document.body.hasAttribute('data-md-color-switching')")
+    # The page is built light: a dark system's first visit switches, once; a light one keeps it.
+    assert tab.evaluate("window.switching") == (1 if scheme == "dark" else 0)
+    tab.reload(wait_until="load")  # the palette is saved now: the page starts in it
+    tab.wait_for_function("!document.body.hasAttribute('data-md-color-switching')")
+    assert tab.evaluate("window.switching") == 0
+    # The reader's toggle (automatic -> light -> dark): light changes nothing on a light system,
+    # dark switches.
+    toggle = tab.locator("form[data-md-component=palette] label:not([hidden])").first
+    toggle.click()
+    assert tab.evaluate("window.switching") == (1 if scheme == "dark" else 0)
+    toggle = tab.locator("form[data-md-component=palette] label:not([hidden])").first
+    toggle.click()
+    assert tab.evaluate("window.switching") == (2 if scheme == "dark" else 1)
