@@ -95,6 +95,13 @@ SWITCHING_ALWAYS = ('if(document.body.setAttribute("data-md-color-switching","")
 AUTOMATIC_RESOLVED = 's.color.accent=c.getAttribute("data-md-color-accent")}for(let[a,c]of'
 SWITCHING_ON_CHANGE = ('["scheme","primary","accent"].some(a=>document.body.getAttribute(`data-md-color-${a}`)'
                        '!==s.color[a])&&document.body.setAttribute("data-md-color-switching","");')
+# Material wraps each table of a page in two boxes as the page loads (components/content/table),
+# moving it: the page's sibling rules (`table:not([class]) + *`, the browser's :nth-child ones)
+# then have Chromium style the whole article again, a third of what Material's scripts cost a
+# lesson with tables on a phone. The build wraps them (wrapped_tables, Material's markup) and
+# Material leaves a wrapped table where it is.
+TABLES_MOUNTED = '...M("table:not([class])",e).map(i=>ti(i))'
+TABLE_WRAPPED = '.filter(i=>!i.parentElement.classList.contains("md-typeset__table"))'
 ASSETS = [
     Patch(WORKER, "for(let o=s+1;o<t.length;o++)t.slice(s,o)in e",
           "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e", SEGMENTER),
@@ -119,6 +126,8 @@ ASSETS = [
     Patch(BUNDLE, AUTOMATIC_RESOLVED,
           AUTOMATIC_RESOLVED.replace("}for(", "}" + SWITCHING_ON_CHANGE + "for("),
           "the palette marks the body as switching only when its colours change"),
+    Patch(BUNDLE, TABLES_MOUNTED, TABLES_MOUNTED.replace(".map(", TABLE_WRAPPED + ".map(", 1),
+          "Material leaves a table the build wrapped where it is"),
 ]
 
 HERE = "hooks/material_patches.py"
@@ -184,6 +193,20 @@ def patch_assets(site_dir: Path) -> list[Path]:
             path.write_text(text, "utf-8")
             changed.append(path)
     return changed
+
+
+# A table of the page's as Material selects them (no class), with no table inside it.
+TABLE = re.compile(r"<table(?![^>]*\bclass=)[^>]*>(?:(?!<table).)*?</table>", re.S)
+
+
+def wrapped_tables(html: str) -> str:
+    """The page's tables in the boxes Material's bundle puts them in (renderTable)."""
+    return TABLE.sub(lambda table: '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+                     f"{table[0]}</div></div>", html)
+
+
+def on_post_page(output, page, config):
+    return wrapped_tables(output)
 
 
 def on_config(config):

@@ -141,3 +141,24 @@ def test_the_palette_marks_a_switch_only_when_the_colours_change(tabs, site_url,
     toggle = tab.locator("form[data-md-component=palette] label:not([hidden])").first
     toggle.click()
     assert tab.evaluate("window.switching") == (2 if scheme == "dark" else 1)
+
+
+def test_the_build_wraps_a_table_as_material_does():
+    html = '<p>x</p><table data-stack="">\n<tr><td>1</td></tr></table><table class="own"></table>'
+    assert patches.wrapped_tables(html) == (
+        '<p>x</p><div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table'
+        ' data-stack="">\n<tr><td>1</td></tr></table></div></div><table class="own"></table>')
+
+
+# Each table Material selects, in the boxes it puts tables in, once.
+TABLE_BOXES = """() => [...document.querySelectorAll('article table:not([class])')].map((table) =>
+  [table.parentElement.className, table.parentElement.parentElement.className,
+   table.closest('.md-typeset__scrollwrap').parentElement.closest('.md-typeset__scrollwrap')])"""
+
+
+def test_every_table_of_the_lessons_sits_in_materials_boxes_once(page, site_url):
+    for lesson in ("kv-cache", "continuous-batching", "serving-metrics"):
+        page.goto(f"{site_url}/lessons/{lesson}/", wait_until="load")
+        boxes = page.evaluate(TABLE_BOXES)
+        assert boxes, lesson
+        assert all(box == ["md-typeset__table", "md-typeset__scrollwrap", None] for box in boxes), boxes
