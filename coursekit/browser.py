@@ -151,6 +151,24 @@ def ready(page, root: str) -> None:
     page.evaluate("([x, y]) => scrollTo(x, y)", scrolled)
 
 
+def mount_code_blocks(page) -> None:
+    """Bring each shown code block into view, where Material mounts it (content.lazy in
+    mkdocs.yml: its copy button), wait until every shown block has its button, and scroll
+    back. A block in a closed <details> or a tab not chosen mounts once it is shown."""
+    page.evaluate("""async () => {
+      const [x, y] = [scrollX, scrollY];
+      const frame = () => new Promise((done) => requestAnimationFrame(done));
+      for (const code of document.querySelectorAll('pre > code')) {
+        if (!code.checkVisibility() || code.parentElement.querySelector('.md-code__button')) continue;
+        code.scrollIntoView({block: 'center'});
+        await frame(); await frame();
+      }
+      scrollTo(x, y);
+    }""")
+    page.wait_for_function("![...document.querySelectorAll('pre > code')].some((code) =>"
+                           " code.checkVisibility() && !code.parentElement.querySelector('.md-code__button'))")
+
+
 def link_state(page) -> dict[str, str]:
     """The values the open page's link holds, read from the page: page.url can lag behind a
     component's history.replaceState."""

@@ -102,6 +102,18 @@ SWITCHING_ON_CHANGE = ('["scheme","primary","accent"].some(a=>document.body.getA
 # Material leaves a wrapped table where it is.
 TABLES_MOUNTED = '...M("table:not([class])",e).map(i=>ti(i))'
 TABLE_WRAPPED = '.filter(i=>!i.parentElement.classList.contains("md-typeset__table"))'
+# Material mounts a tooltip on every element of the page with a title (content.tooltips: a
+# glossary term, a heading's permalink) as the page loads, half of what its scripts then cost a
+# lesson on a phone. Each mounts here as it comes into view, as content.lazy (mkdocs.yml) has
+# code blocks mount (components/content/_/index.ts: mountContent; code/_/index.ts:
+# mountCodeBlock's watchElementVisibility, filter, take(1), switchMap). A title not yet seen
+# stays the browser's own; an element focused from the keyboard comes into view, mounts, and
+# shows its tooltip (watchElementFocus starts with the focus it has).
+TOOLTIPS_MOUNTED = '...M("[title]:not([data-preview])",e).filter(()=>V("content.tooltips")).map(i=>Xe(i,{viewport$:r}))'
+TOOLTIP_SEEN = "i=>mt(i).pipe(g(s=>s),Ee(1),b(()=>Xe(i,{viewport$:r})))"
+# A code block's button bar is a <nav> (renderCodeBlockNavigation): twenty unnamed navigation
+# landmarks on a lesson, which a screen reader lists among the page's regions. Its buttons stay.
+CODE_NAV = 'function Pn(){return x("nav",{class:"md-code__nav"})}'
 ASSETS = [
     Patch(WORKER, "for(let o=s+1;o<t.length;o++)t.slice(s,o)in e",
           "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e", SEGMENTER),
@@ -128,6 +140,10 @@ ASSETS = [
           "the palette marks the body as switching only when its colours change"),
     Patch(BUNDLE, TABLES_MOUNTED, TABLES_MOUNTED.replace(".map(", TABLE_WRAPPED + ".map(", 1),
           "Material leaves a table the build wrapped where it is"),
+    Patch(BUNDLE, TOOLTIPS_MOUNTED, TOOLTIPS_MOUNTED.replace("i=>Xe(i,{viewport$:r})", TOOLTIP_SEEN),
+          "a tooltip mounts as its element comes into view"),
+    Patch(BUNDLE, CODE_NAV, CODE_NAV.replace('"md-code__nav"}', '"md-code__nav",role:"none"}'),
+          "a code block's button bar is no navigation landmark"),
 ]
 
 HERE = "hooks/material_patches.py"
@@ -205,8 +221,21 @@ def wrapped_tables(html: str) -> str:
                      f"{table[0]}</div></div>", html)
 
 
+# A code block's <code>, which Material mounts (pre > code) as it comes into view: mkdocs.yml's
+# content.lazy. Mounting every block as the page loaded (a copy button, a tooltip and a size
+# read each) held a phone's main thread for 170 ms on lesson 5.
+CODE = re.compile(r"(<pre[^>]*>(?:<span></span>)?<code\b[^>]*)>")
+
+
+def focusable_code(html: str) -> str:
+    """Code blocks a keyboard reaches before Material mounts them. A mounted block keeps
+    tabindex=0 only where it scrolls sideways (mountCodeBlock); one not yet seen has no
+    tabindex of Material's, so Tab would pass a block that scrolls."""
+    return CODE.sub(r'\1 tabindex="0">', html)
+
+
 def on_post_page(output, page, config):
-    return wrapped_tables(output)
+    return focusable_code(wrapped_tables(output))
 
 
 def on_config(config):

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from coursekit.browser import ready
+from coursekit.browser import mount_code_blocks, ready
 
 # Apple's and WCAG 2.5.5's least target: 44 CSS px. A tap is probed 21 px either side of the
 # control's middle (a 42 px band: "about 44 px", with a pixel of rounding either side).
@@ -138,6 +138,7 @@ def test_a_finger_finds_every_control_and_reads_every_label(tabs, site, site_url
         for name in phone.eval_on_selector_all("[data-component]", "all => all.map("
                                                "(root) => root.dataset.component)"):
             ready(phone, f'[data-component="{name}"]')
+        mount_code_blocks(phone)
         found.update(f"{page} at {PHONE} px: {each}" for each in phone.evaluate(MISSED_TAPS, REACH))
         for width in (PHONE, DESKTOP):
             phone.set_viewport_size({"width": width, "height": 844})

@@ -74,11 +74,6 @@
   });
 
   function afterMaterial() {
-    // Its code blocks' button bars are <nav> elements: twenty unnamed navigation landmarks
-    // on a lesson, which a screen reader lists among the page's regions. Their buttons stay.
-    document.querySelectorAll("nav.md-code__nav").forEach(function (nav) {
-      nav.setAttribute("role", "none");
-    });
     // A table, display math or a notebook cell wider than a phone scrolls in its box: the keyboard
     // must reach it too (Material does so for its own code blocks).
     document.querySelectorAll("article :is(div.arithmatex, .jupyter-wrapper pre, .md-typeset__scrollwrap)").forEach(function (box) {

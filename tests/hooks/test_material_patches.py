@@ -162,3 +162,36 @@ def test_every_table_of_the_lessons_sits_in_materials_boxes_once(page, site_url)
         boxes = page.evaluate(TABLE_BOXES)
         assert boxes, lesson
         assert all(box == ["md-typeset__table", "md-typeset__scrollwrap", None] for box in boxes), boxes
+
+
+# How many of the page's code blocks Material has not mounted yet (no copy button).
+UNMOUNTED_CODE = """document.querySelectorAll('pre > code').length
+  - document.querySelectorAll('pre > .md-code__nav .md-code__button').length"""
+
+
+def test_material_mounts_code_blocks_and_tooltips_as_they_come_into_view(tabs, site_url):
+    """content.lazy, and the patch that has tooltips wait the same way: a block far down has
+    no copy button yet but takes the keyboard's focus (focusable_code), and mounts once it is
+    seen; a glossary term far down, focused from the keyboard, shows its tooltip."""
+    tab = tabs(width=390)
+    tab.goto(f"{site_url}/lessons/prefix-caching/", wait_until="load")
+    unmounted = tab.evaluate(UNMOUNTED_CODE)
+    assert unmounted > 10, "Material mounted the code blocks far down as the page loaded"
+    last = tab.locator("article pre > code").last
+    assert last.get_attribute("tabindex") == "0"
+    shown = tab.locator("article pre > code:visible").last
+    shown.focus()  # the keyboard's Tab: the block scrolls into view
+    tab.wait_for_function("(code) => code.parentElement.querySelector('.md-code__button')",
+                          arg=shown.element_handle())
+    assert tab.evaluate("document.querySelectorAll('nav.md-code__nav:not([role=none])').length") == 0
+    # Material numbers its tooltips as it mounts them (__tooltip2_<n>): a term far down, focused
+    # from the keyboard, mounts among the few tooltips of what the reader has seen.
+    titles = tab.evaluate("document.querySelectorAll('article [title]').length")
+    term = tab.locator("article a.glossary-term").last
+    term.focus()
+    tooltip = tab.locator(".md-tooltip2--active")
+    tooltip.wait_for()
+    assert tooltip.inner_text().strip()
+    mounted_before = int(tooltip.get_attribute("id").rsplit("_", 1)[1])
+    assert titles > 40 and mounted_before < titles / 2, \
+        f"Material mounted {mounted_before} of the page's {titles} tooltips as the page loaded"
