@@ -2,8 +2,9 @@
 
 Material is customised where it invites it: overrides/ (theme.custom_dir in mkdocs.yml) holds a
 copy of a template, or of one block of base.html, with a small change its comment explains
-(TEMPLATES). Two changes have no template, block or option to go through: they are in the
-JavaScript Material ships, so this hook patches the built files (ASSETS).
+(TEMPLATES). Other changes have no template, block or option to go through: they are in the
+JavaScript Material ships, so this hook patches the built files (ASSETS), or the build writes
+into the page what Material would otherwise change as it loads (on_post_page).
 
 Each entry was checked against MATERIAL. The build fails, naming what to look at, when the
 installed Material is another version, when a template that overrides/ copies changed (its text
@@ -103,8 +104,8 @@ SWITCHING_ON_CHANGE = ('["scheme","primary","accent"].some(a=>document.body.getA
 TABLES_MOUNTED = '...M("table:not([class])",e).map(i=>ti(i))'
 TABLE_WRAPPED = '.filter(i=>!i.parentElement.classList.contains("md-typeset__table"))'
 # Material mounts a tooltip on every element of the page with a title (content.tooltips: a
-# glossary term, a heading's permalink) as the page loads, half of what its scripts then cost a
-# lesson on a phone. Each mounts here as it comes into view, as content.lazy (mkdocs.yml) has
+# glossary term, a heading's permalink) as the page loads: half of its set-up at
+# DOMContentLoaded once code blocks mount lazily (lesson 5: 28 -> 12 ms, unthrottled). Each mounts here as it comes into view, as content.lazy (mkdocs.yml) has
 # code blocks mount (components/content/_/index.ts: mountContent; code/_/index.ts:
 # mountCodeBlock's watchElementVisibility, filter, take(1), switchMap). A title not yet seen
 # stays the browser's own; an element focused from the keyboard comes into view, mounts, and
