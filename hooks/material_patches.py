@@ -105,11 +105,12 @@ TABLES_MOUNTED = '...M("table:not([class])",e).map(i=>ti(i))'
 TABLE_WRAPPED = '.filter(i=>!i.parentElement.classList.contains("md-typeset__table"))'
 # Material mounts a tooltip on every element of the page with a title (content.tooltips: a
 # glossary term, a heading's permalink) as the page loads: half of its set-up at
-# DOMContentLoaded once code blocks mount lazily (lesson 5: 28 -> 12 ms, unthrottled). Each mounts here as it comes into view, as content.lazy (mkdocs.yml) has
-# code blocks mount (components/content/_/index.ts: mountContent; code/_/index.ts:
-# mountCodeBlock's watchElementVisibility, filter, take(1), switchMap). A title not yet seen
-# stays the browser's own; an element focused from the keyboard comes into view, mounts, and
-# shows its tooltip (watchElementFocus starts with the focus it has).
+# DOMContentLoaded once code blocks mount lazily (lesson 5: 28 -> 12 ms, unthrottled). Each
+# mounts here as it comes into view, as content.lazy (mkdocs.yml) has code blocks mount
+# (components/content/_/index.ts: mountContent; code/_/index.ts: mountCodeBlock's
+# watchElementVisibility, filter, take(1), switchMap). A title not yet seen stays the
+# browser's own; an element focused from the keyboard comes into view, mounts, and shows its
+# tooltip (watchElementFocus starts with the focus it has).
 TOOLTIPS_MOUNTED = '...M("[title]:not([data-preview])",e).filter(()=>V("content.tooltips")).map(i=>Xe(i,{viewport$:r}))'
 TOOLTIP_SEEN = "i=>mt(i).pipe(g(s=>s),Ee(1),b(()=>Xe(i,{viewport$:r})))"
 # A code block's button bar is a <nav> (renderCodeBlockNavigation): twenty unnamed navigation
