@@ -151,22 +151,25 @@ def ready(page, root: str) -> None:
     page.evaluate("([x, y]) => scrollTo(x, y)", scrolled)
 
 
+# The shown code blocks Material has not mounted yet (content.lazy in mkdocs.yml): no copy
+# button. A block in a closed <details> or a tab not chosen mounts once it is shown.
+UNMOUNTED_CODE = ("[...document.querySelectorAll('pre > code')].filter((code) =>"
+                  " code.checkVisibility() && !code.parentElement.querySelector('.md-code__button'))")
+
+
 def mount_code_blocks(page) -> None:
-    """Bring each shown code block into view, where Material mounts it (content.lazy in
-    mkdocs.yml: its copy button), wait until every shown block has its button, and scroll
-    back. A block in a closed <details> or a tab not chosen mounts once it is shown."""
-    page.evaluate("""async () => {
+    """Bring each shown code block into view, where Material mounts it, wait until every one
+    has its copy button, and scroll back."""
+    page.evaluate(f"""async () => {{
       const [x, y] = [scrollX, scrollY];
       const frame = () => new Promise((done) => requestAnimationFrame(done));
-      for (const code of document.querySelectorAll('pre > code')) {
-        if (!code.checkVisibility() || code.parentElement.querySelector('.md-code__button')) continue;
-        code.scrollIntoView({block: 'center'});
+      for (const code of {UNMOUNTED_CODE}) {{
+        code.scrollIntoView({{block: 'center'}});
         await frame(); await frame();
-      }
+      }}
       scrollTo(x, y);
-    }""")
-    page.wait_for_function("![...document.querySelectorAll('pre > code')].some((code) =>"
-                           " code.checkVisibility() && !code.parentElement.querySelector('.md-code__button'))")
+    }}""")
+    page.wait_for_function(f"!{UNMOUNTED_CODE}.length")
 
 
 def link_state(page) -> dict[str, str]:

@@ -9,6 +9,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from coursekit import ROOT
+from coursekit.browser import UNMOUNTED_CODE
 from coursekit.code import load
 
 # The hook as MkDocs loads it: by its path.
@@ -164,18 +165,13 @@ def test_every_table_of_the_lessons_sits_in_materials_boxes_once(page, site_url)
         assert all(box == ["md-typeset__table", "md-typeset__scrollwrap", None] for box in boxes), boxes
 
 
-# How many of the page's code blocks Material has not mounted yet (no copy button).
-UNMOUNTED_CODE = """document.querySelectorAll('pre > code').length
-  - document.querySelectorAll('pre > .md-code__nav .md-code__button').length"""
-
-
 def test_material_mounts_code_blocks_and_tooltips_as_they_come_into_view(tabs, site_url):
     """content.lazy, and the patch that has tooltips wait the same way: a block far down has
     no copy button yet but takes the keyboard's focus (focusable_code), and mounts once it is
     seen; a glossary term far down, focused from the keyboard, shows its tooltip."""
     tab = tabs(width=390)
     tab.goto(f"{site_url}/lessons/prefix-caching/", wait_until="load")
-    unmounted = tab.evaluate(UNMOUNTED_CODE)
+    unmounted = tab.evaluate(f"{UNMOUNTED_CODE}.length")
     assert unmounted > 10, "Material mounted the code blocks far down as the page loaded"
     last = tab.locator("article pre > code").last
     assert last.get_attribute("tabindex") == "0"
